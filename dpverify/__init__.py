@@ -1,0 +1,29 @@
+"""dpverify -- verify differential-privacy claims of real code.
+
+The black-box audit::
+
+    import dpverify
+    from dpverify.neighbours import LInfNeighbours
+    result = dpverify.audit(mechanism, LInfNeighbours(1.0).pairs(x), epsilon=0.1, seed=0)
+    print(result)            # violation? epsilon lower bound, witness pair and event
+
+A result without a violation means *no violation detected at this sample budget*, never *is DP*.
+"""
+
+from dpverify.audit import audit
+from dpverify.errors import DPVerifyError, InputError, MechanismError, SuiteError
+from dpverify.result import AuditResult, EventTest, Witness
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "audit",
+    "AuditResult",
+    "EventTest",
+    "Witness",
+    "DPVerifyError",
+    "InputError",
+    "MechanismError",
+    "SuiteError",
+    "__version__",
+]

@@ -1,0 +1,298 @@
+"""The black-box (epsilon, delta) audit.
+
+``audit(mechanism, pairs, epsilon, delta)`` looks for an event ``S`` and a pair of neighbouring
+inputs ``(x, x')`` with ``P[M(x) in S] > e^epsilon P[M(x') in S] + delta``.  Two phases:
+
+1. **search** -- ``search_samples`` outputs per input of every pair; for both directions of every
+   pair, :func:`dpverify.events.search_events` proposes the best event of each family;
+2. **test** -- the ``finalists`` best candidates (distinct families) are re-counted on ``samples``
+   *fresh* outputs per input.  For each, Clopper--Pearson bounds at level ``alpha / (2 K)``
+   (``K`` finalists: a Bonferroni correction over every event, pair and direction tested) give
+   ``eps_LB = ln((p_low - delta) / p_high)``.  With probability at least ``1 - alpha`` every one of
+   these bounds holds at once, so their maximum is a lower confidence bound on the true epsilon
+   (at this delta).  A violation is reported when it exceeds the claimed epsilon.
+
+The events are chosen on data independent of the test samples, so the search heuristics cannot
+inflate the bound.  An event seen under one input and never under the other (an *impossible*
+event) yields a large finite bound, flagged as such in the witness.
+
+References: DP-Sniper (Bichsel et al., S&P 2021) for the Clopper--Pearson bound with a union bound;
+StatDP (Ding et al., CCS 2018) for the categorical/threshold events; Jagielski et al. (NeurIPS
+2020) for ``ln((p_low - delta) / p_high)``; anchors-auditing.md §2.1--2.2, §2.13.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections import defaultdict
+from typing import Any, Sequence
+
+import numpy as np
+
+from dpverify.errors import InputError, MechanismError
+from dpverify.events import Candidate, search_events
+from dpverify.neighbours import Pair, as_pairs
+from dpverify.result import AuditResult, EventTest, Witness
+from dpverify.sampling import (
+    SEARCH_PHASE,
+    TEST_PHASE,
+    Mechanism,
+    Signature,
+    Task,
+    batch_sizes,
+    resolve_workers,
+    run_tasks,
+)
+from dpverify.stats import (
+    clopper_pearson_lower,
+    clopper_pearson_upper,
+    epsilon_lower_bound,
+    normal_quantile,
+)
+
+__all__ = ["audit", "DEFAULT_SAMPLES"]
+
+DEFAULT_SAMPLES = 1_000_000
+DEFAULT_SEARCH_CAP = 200_000
+NAN_POLICIES = ("raise", "outcome")
+
+
+def _check_real(name: str, value: Any, *, low: float, high: float, low_open: bool, high_open: bool) -> float:
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        raise InputError(f"{name} must be a number, got {value!r}") from None
+    ok = math.isfinite(v) and (v > low if low_open else v >= low) and (v < high if high_open else v <= high)
+    if not ok:
+        lo = "(" if low_open else "["
+        hi = ")" if high_open else "]"
+        raise InputError(f"{name} must lie in {lo}{low:g}, {high:g}{hi}, got {value!r}")
+    return v
+
+
+def _check_count(name: str, value: Any, minimum: int = 1) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        if isinstance(value, float) and value.is_integer():
+            value = int(value)
+        else:
+            raise InputError(f"{name} must be an integer >= {minimum}, got {value!r}")
+    if value < minimum:
+        raise InputError(f"{name} must be an integer >= {minimum}, got {value!r}")
+    return int(value)
+
+
+def _root_entropy(seed: int | np.random.SeedSequence | None) -> int:
+    if isinstance(seed, np.random.SeedSequence):
+        return int(seed.entropy)
+    if seed is not None:
+        if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+            raise InputError(f"seed must be a non-negative integer or None, got {seed!r}")
+        return int(seed)
+    return int(np.random.SeedSequence().entropy)
+
+
+def _sample_all(
+    mechanism: Mechanism,
+    pairs: Sequence[Pair],
+    pair_indices: Sequence[int],
+    n: int,
+    batch_size: int,
+    entropy: int,
+    phase: int,
+    nan_policy: str,
+    workers: int,
+    events: dict[int, tuple[Any, ...]] | None,
+    notes: list[str],
+) -> tuple[dict[tuple[int, int], Any], Signature, int]:
+    """Draw ``n`` outputs per input of the given pairs; concatenate (search) or sum counts (test)."""
+    tasks: list[Task] = []
+    for i in pair_indices:
+        p = pairs[i]
+        for side, x in ((0, p.x0), (1, p.x1)):
+            for b, m in enumerate(batch_sizes(n, batch_size)):
+                tasks.append(
+                    Task(mechanism, x, m, entropy, phase, i, side, b, p.label, nan_policy,
+                         None if events is None else events[i])
+                )
+    results, used, note = run_tasks(tasks, workers)
+    if note and note not in notes:
+        notes.append(note)
+    signature: Signature | None = None
+    first_where = ""
+    grouped: dict[tuple[int, int], list[Any]] = defaultdict(list)
+    for task, (value, sig) in zip(tasks, results):
+        if signature is None:
+            signature, first_where = sig, task.where()
+        elif sig != signature:
+            raise MechanismError(
+                f"the mechanism returned {sig.describe()} on {task.where()} but {signature.describe()} "
+                f"on {first_where}; both inputs of a pair must give outputs of the same shape and dtype "
+                "(pad or encode variable-length outputs)"
+            )
+        grouped[(task.pair_index, task.side)].append(value)
+    assert signature is not None
+    if events is None:
+        merged = {k: np.concatenate(v) for k, v in grouped.items()}
+    else:
+        merged = {k: np.sum(v, axis=0) for k, v in grouped.items()}
+    return merged, signature, used
+
+
+def audit(
+    mechanism: Mechanism,
+    pairs: Sequence[Pair] | Sequence[tuple[Any, Any]],
+    epsilon: float,
+    delta: float = 0.0,
+    *,
+    samples: int = DEFAULT_SAMPLES,
+    search_samples: int | None = None,
+    alpha: float = 0.05,
+    seed: int | np.random.SeedSequence | None = None,
+    workers: int | None = None,
+    batch_size: int = 100_000,
+    finalists: int = 3,
+    nan_policy: str = "raise",
+    float_bits: bool = False,
+) -> AuditResult:
+    """Audit the claim that ``mechanism`` is ``(epsilon, delta)``-DP on the given neighbouring pairs.
+
+    Parameters
+    ----------
+    mechanism
+        ``mechanism(x, n, rng) -> ndarray`` with ``n`` rows (DESIGN.md contract); it must be
+        picklable (module level) to run on several workers.
+    pairs
+        Neighbouring inputs: :class:`dpverify.neighbours.Pair` objects or ``(x0, x1)`` tuples, e.g.
+        from ``relation.pairs(x)``.  Both directions of every pair are tested.
+    epsilon, delta
+        The claim.  ``delta > 0`` makes this a hockey-stick test.
+    samples
+        Fresh outputs per input for the final test.
+    search_samples
+        Outputs per input for the event search (default ``min(samples, 200_000)``).
+    alpha
+        Error level: the reported bound holds with probability at least ``1 - alpha``.
+    seed
+        Root seed.  Same seed => same result, whatever ``workers`` is.  ``None`` draws fresh entropy,
+        reported as ``result.seed`` so the run can be repeated.
+    workers
+        Processes for sampling (default: all cores).
+    batch_size
+        Outputs per mechanism call; fixed so that results do not depend on ``workers``.
+    finalists
+        Number of candidate events re-tested on fresh samples (Bonferroni factor).
+    nan_policy
+        ``"raise"`` (default): NaN outputs are an error; ``"outcome"``: NaN is an output value.
+    float_bits
+        Also search events on the low-order bits of float outputs (floating-point attacks).
+    """
+    t_start = time.perf_counter()
+    if not callable(mechanism):
+        raise InputError(
+            f"mechanism must be callable as mechanism(x, n, rng) -> ndarray, got {type(mechanism).__name__}"
+        )
+    epsilon = _check_real("epsilon", epsilon, low=0.0, high=math.inf, low_open=True, high_open=True)
+    delta = _check_real("delta", delta, low=0.0, high=1.0, low_open=False, high_open=True)
+    alpha = _check_real("alpha", alpha, low=0.0, high=1.0, low_open=True, high_open=True)
+    samples = _check_count("samples", samples)
+    search_samples = _check_count(
+        "search_samples", min(samples, DEFAULT_SEARCH_CAP) if search_samples is None else search_samples
+    )
+    if search_samples < 2:
+        raise InputError("search_samples must be at least 2")
+    batch_size = _check_count("batch_size", batch_size)
+    finalists = _check_count("finalists", finalists)
+    if nan_policy not in NAN_POLICIES:
+        raise InputError(f"nan_policy must be one of {NAN_POLICIES}, got {nan_policy!r}")
+    if workers is not None:
+        workers = _check_count("workers", workers)
+    pair_list = as_pairs(pairs)
+    entropy = _root_entropy(seed)
+    n_workers = resolve_workers(workers)
+    notes: list[str] = []
+
+    # ---- phase 1: search -------------------------------------------------------------------
+    all_idx = list(range(len(pair_list)))
+    outputs, signature, used = _sample_all(
+        mechanism, pair_list, all_idx, search_samples, batch_size, entropy, SEARCH_PHASE,
+        nan_policy, n_workers, None, notes,
+    )
+    z = normal_quantile(alpha / (2 * finalists))
+    event_rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence(entropy, spawn_key=(2,))))
+    candidates: list[tuple[int, Candidate]] = []
+    n_candidates = 0
+    kinds: set[str] = set()
+    for i in all_idx:
+        o0, o1 = outputs.pop((i, 0)), outputs.pop((i, 1))
+        found, scored, kind = search_events(
+            o0, o1, n_test=samples, z=z, delta=delta, float_bits=float_bits,
+            nan_outcome=nan_policy == "outcome", rng=event_rng,
+        )
+        kinds.add(kind)
+        n_candidates += scored
+        candidates.extend((i, c) for c in found)
+
+    # ---- choose finalists: best scores, one per (pair, family, direction) ---------------------
+    candidates.sort(key=lambda ic: -ic[1].score)
+    chosen: list[tuple[int, Candidate]] = []
+    seen_groups: set[tuple[int, str]] = set()
+    for i, c in candidates:
+        if (i, c.group) in seen_groups:
+            continue
+        seen_groups.add((i, c.group))
+        chosen.append((i, c))
+        if len(chosen) == finalists:
+            break
+
+    # ---- phase 2: fresh samples ---------------------------------------------------------------
+    tests: list[EventTest] = []
+    if chosen:
+        by_pair: dict[int, list[Candidate]] = defaultdict(list)
+        for i, c in chosen:
+            by_pair[i].append(c)
+        events = {i: tuple(c.event for c in cs) for i, cs in by_pair.items()}
+        counts, sig2, used2 = _sample_all(
+            mechanism, pair_list, sorted(by_pair), samples, batch_size, entropy, TEST_PHASE,
+            nan_policy, n_workers, events, notes,
+        )
+        used = max(used, used2)
+        if sig2 != signature:
+            raise MechanismError(
+                f"the mechanism returned {sig2.describe()} in the test phase but "
+                f"{signature.describe()} in the search phase"
+            )
+        level = alpha / (2 * len(chosen))
+        for i, cs in by_pair.items():
+            for j, c in enumerate(cs):
+                k0, k1 = int(counts[(i, 0)][j]), int(counts[(i, 1)][j])
+                k_num, k_den = (k0, k1) if c.direction == 0 else (k1, k0)
+                p_low = float(clopper_pearson_lower(k_num, samples, level))
+                p_high = float(clopper_pearson_upper(k_den, samples, level))
+                lb = float(epsilon_lower_bound(p_low, p_high, delta))
+                tests.append(EventTest(i, pair_list[i].label, c.direction, c.event.description,
+                                       k_num, k_den, samples, p_low, p_high, lb, c.score))
+    else:
+        notes.append("no event separated the outputs of any pair on the search sample")
+    tests.sort(key=lambda t: -t.epsilon_lower_bound)
+    best = tests[0] if tests else None
+    lb = max(0.0, best.epsilon_lower_bound) if best is not None else 0.0
+    witness = Witness(pair_list[best.pair_index], best) if best is not None else None
+    return AuditResult(
+        violation=lb > epsilon,
+        epsilon_lower_bound=lb,
+        epsilon=epsilon,
+        delta=delta,
+        alpha=alpha,
+        witness=witness,
+        tests=tuple(tests),
+        samples=samples,
+        search_samples=search_samples,
+        n_pairs=len(pair_list),
+        n_candidates=n_candidates,
+        output_kind="/".join(sorted(kinds)),
+        seed=entropy,
+        seconds=time.perf_counter() - t_start,
+        workers=used,
+        notes=tuple(notes),
+    )

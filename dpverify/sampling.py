@@ -1,0 +1,142 @@
+"""Batched, seeded sampling of a mechanism, on a process pool.
+
+Every batch of outputs gets its own ``numpy.random.SeedSequence`` built from the audit's root entropy
+and the batch's coordinates ``(phase, pair, side, batch)``; batches have a fixed size that does not
+depend on the number of workers.  A given seed therefore produces the same outputs, hence the same
+report, on one worker or many (DESIGN.md, "Reliability rules").
+
+The mechanism contract is enforced here: ``mechanism(x, n, rng)`` must return an array whose first
+axis has length ``n``, of a numeric dtype, with the same trailing shape and dtype on every call.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import pickle
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from typing import Any, Callable, Sequence
+
+import numpy as np
+from numpy.typing import NDArray
+
+from dpverify.errors import MechanismError
+
+Mechanism = Callable[[Any, int, np.random.Generator], Any]
+
+SEARCH_PHASE = 0
+TEST_PHASE = 1
+
+
+@dataclass(frozen=True)
+class Signature:
+    """Trailing shape and dtype of a mechanism's outputs."""
+
+    shape: tuple[int, ...]
+    dtype: str
+
+    def describe(self) -> str:
+        return f"rows of shape {self.shape} and dtype {self.dtype}"
+
+
+@dataclass(frozen=True)
+class Task:
+    """One batch: ``n`` outputs of ``mechanism`` on the ``side`` input of pair ``pair_index``."""
+
+    mechanism: Mechanism
+    x: Any
+    n: int
+    entropy: int
+    phase: int
+    pair_index: int
+    side: int
+    batch: int
+    pair_label: str
+    nan_policy: str
+    events: tuple[Any, ...] | None = None  # test phase: count these events instead of returning outputs
+
+    def where(self) -> str:
+        return f"input x{self.side} of pair {self.pair_index} ('{self.pair_label}')"
+
+
+def batch_sizes(total: int, batch_size: int) -> list[int]:
+    """Split ``total`` into batches of ``batch_size`` (the last one smaller)."""
+    full, rest = divmod(total, batch_size)
+    return [batch_size] * full + ([rest] if rest else [])
+
+
+def _check_output(task: Task, raw: Any) -> tuple[NDArray, Signature]:
+    where = task.where()
+    try:
+        out = np.asarray(raw)
+    except Exception as exc:  # ragged lists and the like
+        raise MechanismError(f"the output of the mechanism on {where} is not an array: {exc}") from None
+    if out.ndim == 0 or out.shape[0] != task.n:
+        got = "a scalar" if out.ndim == 0 else f"{out.shape[0]} rows"
+        raise MechanismError(
+            f"the mechanism returned {got} for n={task.n} on {where}; the contract is "
+            "mechanism(x, n, rng) -> array whose first axis has length n (one row per sample)"
+        )
+    if out.dtype.kind not in "biuf":
+        raise MechanismError(
+            f"the mechanism returned dtype {out.dtype} on {where}; outputs must be numeric "
+            "(encode categorical outputs as integer codes)"
+        )
+    if out.dtype.kind == "b":
+        out = out.astype(np.int8)
+    if out.ndim > 2:
+        out = out.reshape(task.n, -1)
+    if out.dtype.kind == "f" and task.nan_policy == "raise":
+        nan = np.isnan(out)
+        if nan.any():
+            frac = nan.reshape(task.n, -1).any(axis=1).mean()
+            raise MechanismError(
+                f"the mechanism returned NaN in {frac:.2%} of the outputs on {where}. NaN outputs "
+                "cannot be compared by value; if a NaN output is a real release of the mechanism (it "
+                "then distinguishes inputs), audit with nan_policy='outcome'"
+            )
+    return out, Signature(tuple(out.shape[1:]), str(out.dtype))
+
+
+def run_task(task: Task) -> tuple[Any, Signature]:
+    """Worker entry point: draw one batch; return it (search) or the event counts (test)."""
+    seq = np.random.SeedSequence(task.entropy, spawn_key=(task.phase, task.pair_index, task.side, task.batch))
+    rng = np.random.Generator(np.random.PCG64(seq))
+    try:
+        raw = task.mechanism(task.x, task.n, rng)
+    except MechanismError:
+        raise
+    except Exception as exc:
+        raise MechanismError(
+            f"the mechanism raised {type(exc).__name__} on {task.where()}: {exc}"
+        ) from None
+    out, sig = _check_output(task, raw)
+    if task.events is None:
+        return out, sig
+    counts = np.array([int(np.count_nonzero(ev.contains(out))) for ev in task.events], dtype=np.int64)
+    return counts, sig
+
+
+def resolve_workers(workers: int | None) -> int:
+    if workers is None:
+        return max(1, os.cpu_count() or 1)
+    return int(workers)
+
+
+def run_tasks(tasks: Sequence[Task], workers: int) -> tuple[list[tuple[Any, Signature]], int, str | None]:
+    """Run tasks in order; returns results, the number of workers used and a note if it fell back."""
+    if workers <= 1 or len(tasks) <= 1:
+        return [run_task(t) for t in tasks], 1, None
+    try:
+        pickle.dumps(tasks[0])
+    except Exception as exc:
+        note = (
+            f"the mechanism or its input cannot be pickled ({type(exc).__name__}); sampled in one "
+            "process -- define it at module level to use several workers"
+        )
+        return [run_task(t) for t in tasks], 1, note
+    used = min(workers, len(tasks))
+    with ProcessPoolExecutor(max_workers=used) as pool:
+        results = list(pool.map(run_task, tasks, chunksize=max(1, math.ceil(len(tasks) / (4 * used)))))
+    return results, used, None
