@@ -275,8 +275,10 @@ def audit(
     else:
         notes.append("no event separated the outputs of any pair on the search sample")
     tests.sort(key=lambda t: -t.epsilon_lower_bound)
-    best = tests[0] if tests else None
-    lb = max(0.0, best.epsilon_lower_bound) if best is not None else 0.0
+    best = tests[0] if tests and tests[0].epsilon_lower_bound > 0 else None
+    if tests and best is None:
+        notes.append("no tested event gave a positive ε lower bound")
+    lb = best.epsilon_lower_bound if best is not None else 0.0
     witness = Witness(pair_list[best.pair_index], best) if best is not None else None
     return AuditResult(
         violation=lb > epsilon,

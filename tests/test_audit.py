@@ -1,0 +1,187 @@
+"""The black-box audit engine on mechanisms whose true ε is known in closed form.
+
+Error levels: every audit here runs at a fixed seed, so each assertion is deterministic.  The
+statements they check hold for a fresh seed with probability at least 1 - alpha (bounds below the
+true ε) or with overwhelming probability (violations at least 2x the claim, at these budgets); the
+fixed seeds were not chosen by retrying.
+"""
+
+import math
+import pickle
+
+import numpy as np
+import pytest
+from scipy import stats
+
+import audit_mechs as m
+import dpverify
+from dpverify import InputError, MechanismError
+from dpverify.neighbours import LInfNeighbours, Pair
+
+FAST = dict(samples=50_000, search_samples=20_000, workers=1)
+
+
+def test_correct_laplace_passes_and_bound_is_below_truth():
+    r = dpverify.audit(m.laplace, [(0.0, 1.0)], epsilon=0.1, samples=400_000, seed=3, workers=1)
+    assert not r.violation
+    assert 0.08 < r.epsilon_lower_bound <= 0.1
+    assert r.output_kind == "scalar"
+    assert "not a proof of privacy" in r.summary()
+
+
+def test_half_noise_is_a_violation():
+    half = lambda x, n, rng: m.laplace(x, n, rng, epsilon=0.2)  # noqa: E731  true ε = 0.2
+    r = dpverify.audit(half, [(0.0, 1.0)], epsilon=0.1, samples=400_000, seed=4, workers=1)
+    assert r.violation
+    assert 0.1 < r.epsilon_lower_bound <= 0.2
+    assert r.witness is not None and r.witness.pair.label == "pair[0]"
+    assert "VIOLATION" in r.summary()
+
+
+def test_discrete_outputs_and_outcome_events():
+    ok = dpverify.audit(m.randomized_response, [(0, 1)], epsilon=1.0, seed=5, **FAST)
+    assert not ok.violation and ok.output_kind == "discrete"
+    assert 0.8 < ok.epsilon_lower_bound <= 1.0
+    bad = dpverify.audit(m.rr_wrong_formula, [(0, 1)], epsilon=0.5, seed=5, **FAST)
+    assert bad.violation
+    assert 1.0 < bad.epsilon_lower_bound <= 0.5 + math.log(3)
+    assert "out ∈" in bad.witness.event
+
+
+def test_impossible_event_detected_with_witness():
+    r = dpverify.audit(m.shifted_support, [(0.0, 1.0)], epsilon=1.0, seed=6, **FAST)
+    assert r.violation and r.witness.test.impossible
+    # the event lies below 1: impossible for x = 1, so the numerator is x0 = 0
+    assert r.witness.numerator_input == 0.0 and r.witness.test.count_den == 0
+    r2 = dpverify.audit(m.identity, [(0.0, 1.0)], epsilon=5.0, seed=6, **FAST)
+    assert r2.violation and r2.witness.test.impossible
+    assert r2.epsilon_lower_bound > 5.0
+
+
+def test_indistinguishable_outputs_give_zero_bound():
+    r = dpverify.audit(m.constant, [(0, 1)], epsilon=0.1, seed=1, **FAST)
+    assert not r.violation and r.epsilon_lower_bound == 0.0 and r.witness is None
+    assert any("no event" in note or "no tested event" in note for note in r.notes)
+
+
+def test_point_masses_in_continuous_outputs():
+    # clipping Laplace(2) to [-1, 2] is post-processing: still 0.5-DP, with mass at -1 and 2
+    r = dpverify.audit(m.clipped_laplace, [(0.0, 1.0)], epsilon=0.5, samples=200_000, seed=7, workers=1)
+    assert not r.violation
+    assert 0.4 < r.epsilon_lower_bound <= 0.5
+
+
+def test_vector_outputs_statistics_and_learned_event():
+    x = np.zeros(5)
+    pairs = [p for p in LInfNeighbours(1.0).pairs(x) if p.label == "all-up"]
+    r = dpverify.audit(m.vector_shift, pairs, epsilon=1.0, seed=8, **FAST)  # true ε = 2.5
+    assert r.violation and r.output_kind == "vector"
+    assert 1.0 < r.epsilon_lower_bound <= 2.5
+
+
+def test_hockey_stick_delta():
+    # N(0,1) vs N(1,1): exact δ(ε=1) = Φ(-0.5) - e Φ(-1.5) ≈ 0.127
+    true_delta = stats.norm.cdf(-0.5) - math.e * stats.norm.cdf(-1.5)
+    assert 0.12 < true_delta < 0.13
+    bad = dpverify.audit(m.gaussian, [(0.0, 1.0)], epsilon=1.0, delta=0.05, seed=9, **FAST)
+    assert bad.violation
+    good = dpverify.audit(m.gaussian, [(0.0, 1.0)], epsilon=1.0, delta=true_delta, seed=9, **FAST)
+    assert not good.violation
+
+
+def test_same_seed_same_result_whatever_the_workers():
+    args = dict(samples=60_000, search_samples=30_000, batch_size=10_000, seed=11)
+    pairs = LInfNeighbours(1.0).pairs(np.zeros(3))
+    one = dpverify.audit(m.vector_shift, pairs, epsilon=1.0, workers=1, **args).to_dict()
+    two = dpverify.audit(m.vector_shift, pairs, epsilon=1.0, workers=2, **args).to_dict()
+    assert two["workers"] == 2
+    for d in (one, two):
+        d.pop("seconds"), d.pop("workers")
+    assert one == two
+
+
+def test_seed_controls_the_result():
+    a = dpverify.audit(m.laplace, [(0.0, 1.0)], epsilon=0.1, seed=1, **FAST)
+    b = dpverify.audit(m.laplace, [(0.0, 1.0)], epsilon=0.1, seed=1, **FAST)
+    c = dpverify.audit(m.laplace, [(0.0, 1.0)], epsilon=0.1, seed=2, **FAST)
+    assert a.epsilon_lower_bound == b.epsilon_lower_bound != c.epsilon_lower_bound
+    fresh = dpverify.audit(m.laplace, [(0.0, 1.0)], epsilon=0.1, seed=None, **FAST)
+    again = dpverify.audit(m.laplace, [(0.0, 1.0)], epsilon=0.1, seed=fresh.seed, **FAST)
+    assert fresh.epsilon_lower_bound == again.epsilon_lower_bound
+
+
+def test_unpicklable_mechanism_falls_back_to_one_process():
+    mech = lambda x, n, rng: x + rng.laplace(0, 10.0, size=n)  # noqa: E731
+    r = dpverify.audit(mech, [(0.0, 1.0)], epsilon=0.1, samples=20_000, batch_size=5_000, workers=2, seed=0)
+    assert r.workers == 1 and any("pickled" in note for note in r.notes)
+
+
+def test_nan_outputs_error_by_default_and_outcome_policy():
+    with pytest.raises(MechanismError, match="nan_policy='outcome'"):
+        dpverify.audit(m.nan_outputs, [(0, 1)], epsilon=1.0, seed=0, **FAST)
+    r = dpverify.audit(m.nan_release, [(0.5, math.nan)], epsilon=1.0, nan_policy="outcome", seed=0, **FAST)
+    assert r.violation and r.witness.test.impossible
+
+
+def test_result_serialises():
+    r = dpverify.audit(m.identity, [Pair(0.0, 1.0, "p")], epsilon=1.0, seed=0, **FAST)
+    d = r.to_dict()
+    assert d["verdict"] == "violation" and d["witness"]["pair_label"] == "p"
+    pickle.loads(pickle.dumps(r))
+
+
+# ------------------------------------------------------------------------------- bad input
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        (dict(epsilon=0.0), "epsilon must lie in"),
+        (dict(epsilon=-1.0), "epsilon must lie in"),
+        (dict(epsilon=math.nan), "epsilon must lie in"),
+        (dict(epsilon=math.inf), "epsilon must lie in"),
+        (dict(epsilon="a lot"), "epsilon must be a number"),
+        (dict(delta=1.0), "delta must lie in"),
+        (dict(delta=-0.1), "delta must lie in"),
+        (dict(alpha=0.0), "alpha must lie in"),
+        (dict(alpha=1.0), "alpha must lie in"),
+        (dict(samples=0), "samples must be an integer >= 1"),
+        (dict(samples=2.5), "samples must be an integer"),
+        (dict(search_samples=1), "search_samples must be at least 2"),
+        (dict(nan_policy="ignore"), "nan_policy must be one of"),
+        (dict(seed=-3), "seed must be a non-negative integer"),
+        (dict(finalists=0), "finalists must be an integer >= 1"),
+    ],
+)
+def test_bad_parameters(kwargs, match):
+    args = dict(mechanism=m.laplace, pairs=[(0.0, 1.0)], epsilon=0.1, samples=100)
+    args.update(kwargs)
+    with pytest.raises(InputError, match=match):
+        dpverify.audit(**args)
+
+
+def test_empty_pair_list():
+    with pytest.raises(InputError, match="empty"):
+        dpverify.audit(m.laplace, [], epsilon=0.1, samples=100)
+
+
+def test_not_callable():
+    with pytest.raises(InputError, match="callable"):
+        dpverify.audit("laplace", [(0.0, 1.0)], epsilon=0.1, samples=100)
+
+
+@pytest.mark.parametrize(
+    "mech, match",
+    [
+        (m.wrong_rows, "returned 99 rows for n=100"),
+        (m.shape_depends_on_input, "same shape and dtype"),
+        (m.raises, "raised ZeroDivisionError on input x0 of pair 0"),
+        (m.strings, "outputs must be numeric"),
+    ],
+)
+def test_contract_violations(mech, match):
+    with pytest.raises(MechanismError, match=match):
+        dpverify.audit(mech, [(0, 1)], epsilon=0.1, samples=100, workers=1)
+
+
+def test_contract_violation_in_worker_process_keeps_message():
+    with pytest.raises(MechanismError, match="raised ZeroDivisionError"):
+        dpverify.audit(m.raises, [(0, 1)], epsilon=0.1, samples=100, batch_size=50, workers=2)
