@@ -19,9 +19,9 @@ Families (``../shared/DESIGN.md``, kind 1; anchors-auditing.md §2.1--2.2):
   double (Mironov 2012's attack on textbook floating-point Laplace);
 * ``{o contains NaN}`` when NaN outputs are admitted as outcomes (``nan_policy="outcome"``).
 
-Each candidate is ranked by a *projected* epsilon lower bound: the Wilson bounds of its search-sample
-frequencies at the effective size ``n_search * n_test / (n_search + n_test)``, so that events seen
-only a few times are not chosen for their noisy ratio.
+Each candidate is ranked by a *projected* epsilon lower bound: the Wilson bounds the final test would
+give at ``n_test`` samples if the search frequencies were exact, widened by one standard error of the
+search estimate, so that events seen only a few times are not chosen for their noisy ratio.
 """
 
 from __future__ import annotations
@@ -299,10 +299,12 @@ class _Scorer:
     delta: float
 
     def __call__(self, k_num: NDArray, k_den: NDArray) -> NDArray[np.float64]:
-        n_eff = self.n_search * self.n_test / (self.n_search + self.n_test)
-        lo = wilson_lower(np.asarray(k_num) / self.n_search, n_eff, self.z)
-        hi = wilson_upper(np.asarray(k_den) / self.n_search, n_eff, self.z)
-        return epsilon_lower_bound(lo, hi, self.delta)
+        p_num = np.asarray(k_num) / self.n_search
+        p_den = np.asarray(k_den) / self.n_search
+        # the test's own bounds at n_test, widened by one standard error of the search estimate
+        lo = wilson_lower(p_num, self.n_test, self.z) - np.sqrt(p_num * (1 - p_num) / self.n_search)
+        hi = wilson_upper(p_den, self.n_test, self.z) + np.sqrt(p_den * (1 - p_den) / self.n_search)
+        return epsilon_lower_bound(np.maximum(lo, 0.0), hi, self.delta)
 
 
 def _best(
