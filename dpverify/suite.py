@@ -1,0 +1,923 @@
+"""Audit suites: TOML files that say what to check, on which inputs, with which claim and expectation.
+
+A suite file holds one ``[suite]`` table and any number of ``[[entry]]`` tables::
+
+    [suite]
+    name = "classic"                    # default: the file's stem
+    description = "Classic mechanisms and their broken twins"
+    default = true                      # part of the default ``dpverify run`` (see below)
+    import_paths = [".."]               # optional: directories (relative to this file) searched
+                                        # when importing the mechanisms of this suite
+    quick = { samples = 100000 }        # optional: budgets used by entries that give none
+    full  = { samples = 2000000 }
+
+    [[entry]]
+    id = "laplace"                                   # unique within the suite
+    kind = "statistical"                             # the only kind for now
+    mechanism = "algorithms.classic.laplace:Laplace" # "module:attribute"
+    params = { epsilon = 0.1 }                       # a class is instantiated with them,
+                                                     # a function wrapped with functools.partial
+    claim = { epsilon = 0.1, delta = 0.0 }           # delta optional (0)
+    expect = "pass"                                  # "pass" or "violation"
+    true_epsilon = 0.1                               # optional float or "inf"
+    description = "..."                              # optional
+    pairs = [[0.0, 1.0]]                             # EITHER explicit pairs [x0, x1] ...
+    # input = [1.0, 1.0]                             # ... OR an input and a neighbour relation
+    # relation = { kind = "linf", radius = 1.0 }     # linf | l1 | add_remove | replace (+ candidates)
+    # random_pairs = 0                               # extra seeded random pairs from the relation
+    alpha = 0.05                                     # optional audit options: alpha, nan_policy,
+                                                     # float_bits, finalists, batch_size
+    quick = { samples = 100000, search_samples = 50000 }
+    full  = { samples = 2000000, search_samples = 500000 }
+
+Lists of numbers become numpy arrays (``int64`` when every element is an integer, else ``float64``);
+scalars stay Python ``int``/``float``; TOML ``nan``/``inf`` are allowed.
+
+Everything is validated when the file is loaded: an unknown key, a missing key, a bad value, a duplicate
+id, both or neither of ``pairs``/``input``... raise :class:`~dpverify.errors.SuiteError` naming the file,
+the entry and the key, and what to write instead.  Import paths are resolved by :func:`resolve` (again a
+``SuiteError``, never a raw ``ImportError``).
+
+Running: :func:`run_entry` audits one entry with the budget of the mode (``"quick"`` or ``"full"``) and a
+seed derived from the run seed, the suite name and the entry id only (:func:`entry_seed`), so selecting,
+adding or reordering entries never changes another entry's result.  An entry that raises is recorded
+as outcome ``"error"`` and the run goes on.
+"""
+
+from __future__ import annotations
+
+import difflib
+import fnmatch
+import functools
+import importlib
+import inspect
+import math
+import re
+import sys
+import time
+import tomllib
+import zlib
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from dpverify.errors import DPVerifyError, SuiteError
+
+if TYPE_CHECKING:  # result.py imports dpverify.neighbours; keep this module importable on its own
+    from dpverify.neighbours import Pair
+    from dpverify.result import AuditResult
+
+__all__ = [
+    "SUPPORTED_KINDS",
+    "EXPECTATIONS",
+    "RELATION_KINDS",
+    "MODES",
+    "Budget",
+    "Claim",
+    "Relation",
+    "Entry",
+    "Suite",
+    "EntryOutcome",
+    "load_suite",
+    "load_suites",
+    "default_suite_dir",
+    "default_suites",
+    "resolve",
+    "build_mechanism",
+    "build_pairs",
+    "entry_seed",
+    "select_entries",
+    "preflight",
+    "run_entry",
+    "not_run_outcome",
+    "run_suites",
+    "audit",
+]
+
+SUPPORTED_KINDS: tuple[str, ...] = ("statistical",)
+EXPECTATIONS: tuple[str, ...] = ("pass", "violation")
+RELATION_KINDS: tuple[str, ...] = ("linf", "l1", "add_remove", "replace")
+MODES: tuple[str, ...] = ("quick", "full")
+
+#: Budgets of entries (and suites) that name none.
+DEFAULT_BUDGETS: dict[str, tuple[int, int | None]] = {
+    "quick": (100_000, None),
+    "full": (1_000_000, None),
+}
+
+_SUITE_KEYS = ("name", "description", "default", "import_paths", "quick", "full")
+_ENTRY_KEYS = (
+    "id", "kind", "mechanism", "params", "claim", "expect", "true_epsilon", "description",
+    "pairs", "input", "relation", "random_pairs",
+    "alpha", "nan_policy", "float_bits", "finalists", "batch_size",
+    "quick", "full",
+)
+_REQUIRED_ENTRY_KEYS = ("id", "kind", "mechanism", "claim", "expect")
+_AUDIT_OPTION_KEYS = ("alpha", "nan_policy", "float_bits", "finalists", "batch_size")
+_ID_RE = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.+\-]*$")
+_IMPORT_RE = re.compile(r"^[A-Za-z_]\w*(\.[A-Za-z_]\w*)*:[A-Za-z_]\w*(\.[A-Za-z_]\w*)*$")
+
+
+# --------------------------------------------------------------------------------------------------
+# data model
+# --------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Budget:
+    """Sample budget of one mode: fresh samples per input and samples of the event search."""
+
+    samples: int
+    search_samples: int | None = None
+
+
+@dataclass(frozen=True)
+class Claim:
+    """The privacy claim under audit: (epsilon, delta)-DP."""
+
+    epsilon: float
+    delta: float = 0.0
+
+    def to_dict(self) -> dict[str, float]:
+        return {"epsilon": self.epsilon, "delta": self.delta}
+
+    def __str__(self) -> str:
+        return f"ε={self.epsilon:g}" + (f" δ={self.delta:g}" if self.delta > 0 else "")
+
+
+@dataclass(frozen=True, eq=False)
+class Relation:
+    """A neighbour relation named by a suite entry (see :mod:`dpverify.neighbours`)."""
+
+    kind: str
+    radius: float | None = None
+    candidates: tuple[Any, ...] | None = None
+
+    def build(self) -> Any:
+        """The :mod:`dpverify.neighbours` relation object."""
+        from dpverify import neighbours
+
+        if self.kind == "linf":
+            return neighbours.LInfNeighbours(self.radius)
+        if self.kind == "l1":
+            return neighbours.L1Neighbours(self.radius)
+        cands = None if self.candidates is None else list(self.candidates)
+        if self.kind == "add_remove":
+            return neighbours.AddRemoveOne(candidates=cands)
+        if self.kind == "replace":
+            return neighbours.ReplaceOne(candidates=cands)
+        raise SuiteError(f"unknown relation kind {self.kind!r}; use one of {', '.join(RELATION_KINDS)}")
+
+
+@dataclass(frozen=True, eq=False)
+class Entry:
+    """One validated ``[[entry]]`` of a suite file.
+
+    Exactly one of ``pairs`` (explicit pairs ``(x0, x1)``) and ``relation`` (with ``input``) is set.
+    Audit options left as ``None`` take :func:`dpverify.audit`'s defaults.
+    """
+
+    suite: str
+    path: Path
+    id: str
+    kind: str
+    mechanism: str
+    params: dict[str, Any]
+    claim: Claim
+    expect: str
+    quick: Budget
+    full: Budget
+    true_epsilon: float | None = None
+    description: str = ""
+    pairs: tuple[tuple[Any, Any], ...] | None = None
+    input: Any = None
+    relation: Relation | None = None
+    random_pairs: int = 0
+    alpha: float | None = None
+    nan_policy: str | None = None
+    float_bits: bool | None = None
+    finalists: int | None = None
+    batch_size: int | None = None
+    import_paths: tuple[Path, ...] = ()
+
+    @property
+    def name(self) -> str:
+        """``"suite/id"``, unique within a run."""
+        return f"{self.suite}/{self.id}"
+
+    @property
+    def where(self) -> str:
+        """Location used in error messages: ``"<file>: entry '<id>'"``."""
+        return f"{self.path}: entry '{self.id}'"
+
+    def budget(self, mode: str) -> Budget:
+        """The budget of ``mode`` (``"quick"`` or ``"full"``)."""
+        if mode == "quick":
+            return self.quick
+        if mode == "full":
+            return self.full
+        raise SuiteError(f"unknown mode {mode!r}; use 'quick' or 'full'")
+
+    def audit_options(self) -> dict[str, Any]:
+        """The optional audit keyword arguments this entry sets (the others keep audit's defaults)."""
+        opts: dict[str, Any] = {}
+        for key in _AUDIT_OPTION_KEYS:
+            value = getattr(self, key)
+            if value is not None:
+                opts[key] = value
+        return opts
+
+
+@dataclass(frozen=True, eq=False)
+class Suite:
+    """One suite file: its name, description, path, entries, and whether it is in the default run."""
+
+    name: str
+    description: str
+    path: Path
+    entries: tuple[Entry, ...]
+    default: bool = False
+
+    def __len__(self) -> int:
+        return len(self.entries)
+
+
+@dataclass(frozen=True, eq=False)
+class EntryOutcome:
+    """Result of running one entry.
+
+    ``outcome`` is ``"pass"`` (no violation detected at this budget -- not a proof of privacy),
+    ``"violation"``, ``"error"`` (the entry could not be audited; ``error`` says why) or ``"not-run"``
+    (the run was interrupted first).  ``matched`` is ``outcome == expectation``.
+    """
+
+    suite: str
+    id: str
+    kind: str
+    mechanism: str
+    claim: Claim
+    expectation: str
+    outcome: str
+    matched: bool
+    epsilon_lower_bound: float | None
+    true_epsilon: float | None
+    samples: int | None
+    search_samples: int | None
+    seed: int
+    seconds: float
+    witness: dict[str, Any] | None = None
+    error: str | None = None
+    result: AuditResult | None = field(default=None, repr=False)
+
+    @property
+    def name(self) -> str:
+        return f"{self.suite}/{self.id}"
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready dict (``inf``/``nan`` as strings), the per-entry record of ``report.json``."""
+        return {
+            "suite": self.suite,
+            "id": self.id,
+            "kind": self.kind,
+            "mechanism": self.mechanism,
+            "claim": {"epsilon": _json_float(self.claim.epsilon), "delta": _json_float(self.claim.delta)},
+            "expectation": self.expectation,
+            "outcome": self.outcome,
+            "matched": self.matched,
+            "epsilon_lower_bound": _json_float(self.epsilon_lower_bound),
+            "true_epsilon": _json_float(self.true_epsilon),
+            "samples": self.samples,
+            "search_samples": self.search_samples,
+            "seed": self.seed,
+            "seconds": round(self.seconds, 6),
+            "witness": _json_clean(self.witness),
+            "error": self.error,
+        }
+
+
+def _json_float(v: float | None) -> float | str | None:
+    if v is None:
+        return None
+    v = float(v)
+    if math.isnan(v):
+        return "nan"
+    if math.isinf(v):
+        return "inf" if v > 0 else "-inf"
+    return v
+
+
+def _json_clean(obj: Any) -> Any:
+    """Recursively make ``obj`` JSON-safe: non-finite floats as strings, numpy values as Python ones."""
+    if isinstance(obj, dict):
+        return {str(k): _json_clean(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_json_clean(v) for v in obj]
+    if isinstance(obj, np.ndarray):
+        return _json_clean(obj.tolist())
+    if isinstance(obj, (bool, np.bool_)):
+        return bool(obj)
+    if isinstance(obj, (int, np.integer)):
+        return int(obj)
+    if isinstance(obj, (float, np.floating)):
+        return _json_float(float(obj))
+    if obj is None or isinstance(obj, str):
+        return obj
+    return repr(obj)
+
+
+# --------------------------------------------------------------------------------------------------
+# loading and validation
+# --------------------------------------------------------------------------------------------------
+
+
+def _err(where: str, key: str | None, problem: str, fix: str) -> SuiteError:
+    k = f" key '{key}':" if key else ""
+    return SuiteError(f"{where}:{k} {problem}; {fix}")
+
+
+def _is_int(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _is_number(v: Any) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+def _check_keys(table: dict[str, Any], allowed: Sequence[str], where: str, what: str) -> None:
+    for key in table:
+        if key not in allowed:
+            close = difflib.get_close_matches(key, allowed, n=1)
+            hint = f"did you mean '{close[0]}'? " if close else ""
+            raise _err(where, key, f"unknown key in {what}", f"{hint}allowed keys: {', '.join(allowed)}")
+
+
+def _convert_value(v: Any, where: str, key: str) -> Any:
+    """Suite value -> audit input: lists become int64/float64 arrays, scalars stay Python numbers."""
+    if isinstance(v, list):
+        try:
+            arr = np.array(v)
+        except ValueError as exc:
+            raise _err(where, key, f"ragged nested list ({exc})",
+                       "every row of a nested list must have the same length") from None
+        if arr.dtype.kind in "iu":
+            return arr.astype(np.int64)
+        if arr.dtype.kind == "f":
+            return arr.astype(np.float64)
+        if arr.dtype.kind == "b":
+            return arr
+        raise _err(where, key, f"list of {arr.dtype.name if arr.dtype.kind != 'O' else 'mixed values'} "
+                   "is not a numeric input",
+                   "write numbers (integers become int64 arrays, floats float64; nan/inf allowed), "
+                   "with nested lists of equal lengths")
+    if isinstance(v, (bool, int, float)):
+        return v
+    if isinstance(v, dict):
+        return {k: _convert_value(x, where, f"{key}.{k}") for k, x in v.items()}
+    raise _err(where, key, f"value {v!r} is not numeric", "write a number or a list of numbers")
+
+
+def _budget(value: Any, where: str, key: str, fallback: Budget) -> Budget:
+    if value is None:
+        return fallback
+    if not isinstance(value, dict):
+        raise _err(where, key, f"expected a table, got {value!r}",
+                   f"write {key} = {{ samples = 100000, search_samples = 50000 }}")
+    _check_keys(value, ("samples", "search_samples"), where, f"'{key}'")
+    samples = value.get("samples", fallback.samples)
+    search = value.get("search_samples", fallback.search_samples)
+    if not _is_int(samples) or samples < 1:
+        raise _err(where, f"{key}.samples", f"expected a positive integer, got {samples!r}",
+                   "write e.g. samples = 100000")
+    if search is not None and (not _is_int(search) or search < 1):
+        raise _err(where, f"{key}.search_samples", f"expected a positive integer, got {search!r}",
+                   "write e.g. search_samples = 50000, or leave it out for audit's default")
+    return Budget(samples=samples, search_samples=search)
+
+
+def _claim(value: Any, where: str) -> Claim:
+    fix = "write claim = { epsilon = 0.5 } or claim = { epsilon = 0.5, delta = 1e-6 }"
+    if not isinstance(value, dict):
+        raise _err(where, "claim", f"expected a table, got {value!r}", fix)
+    _check_keys(value, ("epsilon", "delta"), where, "'claim'")
+    if "epsilon" not in value:
+        raise _err(where, "claim.epsilon", "missing", fix)
+    eps = value["epsilon"]
+    if not _is_number(eps) or not (0 < eps < math.inf):
+        raise _err(where, "claim.epsilon", f"expected a finite number > 0, got {eps!r}", fix)
+    delta = value.get("delta", 0.0)
+    if not _is_number(delta) or not (0 <= delta < 1):
+        raise _err(where, "claim.delta", f"expected a number in [0, 1), got {delta!r}", fix)
+    return Claim(epsilon=float(eps), delta=float(delta))
+
+
+def _relation(value: Any, where: str) -> Relation:
+    fix_kind = ('write relation = { kind = "linf", radius = 1.0 } (kinds: linf, l1 with radius; '
+                'add_remove, replace with optional candidates = [...])')
+    if not isinstance(value, dict):
+        raise _err(where, "relation", f"expected a table, got {value!r}", fix_kind)
+    kind = value.get("kind")
+    if kind is None:
+        raise _err(where, "relation.kind", "missing", fix_kind)
+    if kind not in RELATION_KINDS:
+        raise _err(where, "relation.kind", f"unknown relation kind {kind!r}",
+                   f"use one of: {', '.join(RELATION_KINDS)}")
+    if kind in ("linf", "l1"):
+        _check_keys(value, ("kind", "radius"), where, f"relation '{kind}'")
+        radius = value.get("radius")
+        if radius is None:
+            raise _err(where, "relation.radius", f"missing (relation '{kind}' needs a radius)",
+                       f'write relation = {{ kind = "{kind}", radius = 1.0 }}')
+        if not _is_number(radius) or not (0 < radius < math.inf):
+            raise _err(where, "relation.radius", f"expected a finite number > 0, got {radius!r}",
+                       f'write relation = {{ kind = "{kind}", radius = 1.0 }}')
+        return Relation(kind=kind, radius=float(radius))
+    _check_keys(value, ("kind", "candidates"), where, f"relation '{kind}'")
+    cands = value.get("candidates")
+    if cands is None:
+        return Relation(kind=kind)
+    if not isinstance(cands, list) or not cands:
+        raise _err(where, "relation.candidates", f"expected a non-empty list, got {cands!r}",
+                   "write candidates = [0.0, 1.0] (records that may be added or substituted)")
+    return Relation(kind=kind, candidates=tuple(_convert_value(c, where, "relation.candidates")
+                                                 for c in cands))
+
+
+def _pairs(value: Any, where: str) -> tuple[tuple[Any, Any], ...]:
+    fix = "write pairs = [[x0, x1], ...], e.g. pairs = [[0.0, 1.0]] or pairs = [[[1, 2], [1, 3]]]"
+    if not isinstance(value, list) or not value:
+        raise _err(where, "pairs", f"expected a non-empty list of [x0, x1], got {value!r}", fix)
+    out = []
+    for i, p in enumerate(value):
+        if not isinstance(p, list) or len(p) != 2:
+            raise _err(where, f"pairs[{i}]", f"expected a list [x0, x1] of two inputs, got {p!r}", fix)
+        out.append((_convert_value(p[0], where, f"pairs[{i}][0]"),
+                    _convert_value(p[1], where, f"pairs[{i}][1]")))
+    return tuple(out)
+
+
+def _true_epsilon(value: Any, where: str) -> float | None:
+    if value is None:
+        return None
+    if isinstance(value, str) and value.strip().lower() in ("inf", "+inf", "infinity"):
+        return math.inf
+    if _is_number(value) and value >= 0:
+        return float(value)
+    raise _err(where, "true_epsilon", f"expected a number >= 0 or \"inf\", got {value!r}",
+               'write true_epsilon = 0.1 or true_epsilon = "inf", or leave it out when unknown')
+
+
+def _entry(raw: Any, index: int, suite: str, path: Path, budgets: dict[str, Budget],
+           import_paths: tuple[Path, ...]) -> Entry:
+    where = f"{path}: entry #{index + 1}"
+    if not isinstance(raw, dict):
+        raise _err(where, None, "is not a table", "write each entry as an [[entry]] table")
+    eid = raw.get("id")
+    if eid is not None:
+        if not isinstance(eid, str) or not _ID_RE.match(eid):
+            raise _err(where, "id", f"invalid id {eid!r}",
+                       "use letters, digits and _ . + - (no spaces or '/'), e.g. id = \"laplace-eps1\"")
+        where = f"{path}: entry '{eid}'"
+    _check_keys(raw, _ENTRY_KEYS, where, "[[entry]]")
+    for key in _REQUIRED_ENTRY_KEYS:
+        if key not in raw:
+            examples = {
+                "id": 'id = "laplace"',
+                "kind": 'kind = "statistical"',
+                "mechanism": 'mechanism = "algorithms.classic.laplace:Laplace"',
+                "claim": "claim = { epsilon = 0.1, delta = 0.0 }",
+                "expect": 'expect = "pass"',
+            }
+            raise _err(where, key, "missing required key", f"add {examples[key]}")
+    kind = raw["kind"]
+    if kind not in SUPPORTED_KINDS:
+        raise _err(where, "kind", f"kind {kind!r} is not supported",
+                   f"supported kinds: {', '.join(SUPPORTED_KINDS)}")
+    mech = raw["mechanism"]
+    if not isinstance(mech, str) or not _IMPORT_RE.match(mech):
+        raise _err(where, "mechanism", f"expected an import path \"module:attribute\", got {mech!r}",
+                   'write e.g. mechanism = "algorithms.classic.laplace:Laplace"')
+    params = raw.get("params", {})
+    if not isinstance(params, dict):
+        raise _err(where, "params", f"expected a table, got {params!r}", "write params = { epsilon = 0.1 }")
+    params = {k: _convert_value(v, where, f"params.{k}") if isinstance(v, list) else v
+              for k, v in params.items()}
+    expect = raw["expect"]
+    if expect not in EXPECTATIONS:
+        raise _err(where, "expect", f"unknown expectation {expect!r}",
+                   'write expect = "pass" (no violation expected) or expect = "violation"')
+    description = raw.get("description", "")
+    if not isinstance(description, str):
+        raise _err(where, "description", f"expected a string, got {description!r}", 'write description = "..."')
+
+    has_pairs, has_input, has_rel = "pairs" in raw, "input" in raw, "relation" in raw
+    pairs = relation = inp = None
+    random_pairs = raw.get("random_pairs", 0)
+    if has_pairs and (has_input or has_rel):
+        raise _err(where, "pairs" if not has_input else "input",
+                   "gives both explicit pairs and input/relation",
+                   "keep either pairs = [[x0, x1], ...] or input = ... with relation = {...}, not both")
+    if has_pairs:
+        pairs = _pairs(raw["pairs"], where)
+        if "random_pairs" in raw:
+            raise _err(where, "random_pairs", "needs input and relation, but the entry gives explicit pairs",
+                       "remove random_pairs, or replace pairs by input = ... and relation = {...}")
+    elif has_input or has_rel:
+        if not has_rel:
+            raise _err(where, "relation", "input given without a neighbour relation",
+                       'add e.g. relation = { kind = "linf", radius = 1.0 }')
+        if not has_input:
+            raise _err(where, "input", "relation given without an input",
+                       "add e.g. input = [1.0, 1.0, 1.0]")
+        inp = _convert_value(raw["input"], where, "input")
+        relation = _relation(raw["relation"], where)
+        if not _is_int(random_pairs) or random_pairs < 0:
+            raise _err(where, "random_pairs", f"expected an integer >= 0, got {random_pairs!r}",
+                       "write random_pairs = 10")
+    else:
+        raise _err(where, "pairs", "no inputs: the entry gives neither pairs nor input/relation",
+                   'add pairs = [[x0, x1], ...], or input = [...] with relation = { kind = "linf", radius = 1.0 }')
+
+    alpha = raw.get("alpha")
+    if alpha is not None and (not _is_number(alpha) or not 0 < alpha < 1):
+        raise _err(where, "alpha", f"expected a number in (0, 1), got {alpha!r}", "write alpha = 0.05")
+    nan_policy = raw.get("nan_policy")
+    if nan_policy is not None and not isinstance(nan_policy, str):
+        raise _err(where, "nan_policy", f"expected a string, got {nan_policy!r}", 'write nan_policy = "raise"')
+    float_bits = raw.get("float_bits")
+    if float_bits is not None and not isinstance(float_bits, bool):
+        raise _err(where, "float_bits", f"expected true or false, got {float_bits!r}", "write float_bits = true")
+    for key in ("finalists", "batch_size"):
+        v = raw.get(key)
+        if v is not None and (not _is_int(v) or v < 1):
+            raise _err(where, key, f"expected a positive integer, got {v!r}", f"write e.g. {key} = 3")
+
+    return Entry(
+        suite=suite, path=path, id=eid, kind=kind, mechanism=mech, params=params,
+        claim=_claim(raw["claim"], where), expect=expect,
+        quick=_budget(raw.get("quick"), where, "quick", budgets["quick"]),
+        full=_budget(raw.get("full"), where, "full", budgets["full"]),
+        true_epsilon=_true_epsilon(raw.get("true_epsilon"), where), description=description,
+        pairs=pairs, input=inp, relation=relation, random_pairs=random_pairs if relation else 0,
+        alpha=None if alpha is None else float(alpha), nan_policy=nan_policy, float_bits=float_bits,
+        finalists=raw.get("finalists"), batch_size=raw.get("batch_size"), import_paths=import_paths,
+    )
+
+
+def load_suite(path: str | Path) -> Suite:
+    """Load and validate one suite file (see the module docstring for the format)."""
+    path = Path(path)
+    try:
+        with path.open("rb") as fh:
+            data = tomllib.load(fh)
+    except FileNotFoundError:
+        raise SuiteError(f"{path}: no such suite file; pass an existing .toml file or directory") from None
+    except IsADirectoryError:
+        raise SuiteError(f"{path}: is a directory; use load_suites() for directories") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise SuiteError(f"{path}: not valid TOML: {exc}; fix the syntax (see https://toml.io)") from None
+    except OSError as exc:
+        raise SuiteError(f"{path}: cannot read the suite file: {exc}") from None
+
+    where = f"{path}: [suite]"
+    _check_keys(data, ("suite", "entry"), f"{path}", "the file (top level)")
+    head = data.get("suite", {})
+    if not isinstance(head, dict):
+        raise _err(where, None, "is not a table", 'write [suite] then name = "..."')
+    _check_keys(head, _SUITE_KEYS, where, "[suite]")
+    name = head.get("name", path.stem)
+    if not isinstance(name, str) or not _ID_RE.match(name):
+        raise _err(where, "name", f"invalid suite name {name!r}",
+                   "use letters, digits and _ . + - (no spaces or '/'), e.g. name = \"classic\"")
+    description = head.get("description", "")
+    if not isinstance(description, str):
+        raise _err(where, "description", f"expected a string, got {description!r}", 'write description = "..."')
+    default = head.get("default", False)
+    if not isinstance(default, bool):
+        raise _err(where, "default", f"expected true or false, got {default!r}", "write default = true")
+    raw_paths = head.get("import_paths", [])
+    if not isinstance(raw_paths, list) or not all(isinstance(p, str) for p in raw_paths):
+        raise _err(where, "import_paths", f"expected a list of directory strings, got {raw_paths!r}",
+                   'write import_paths = [".."] (relative to the suite file)')
+    import_paths = tuple((path.parent / p).resolve() for p in raw_paths)
+    budgets = {
+        mode: _budget(head.get(mode), where, mode, Budget(*DEFAULT_BUDGETS[mode])) for mode in MODES
+    }
+
+    raw_entries = data.get("entry", [])
+    if not isinstance(raw_entries, list) or not raw_entries:
+        raise SuiteError(f"{path}: the suite has no entries; add at least one [[entry]] table")
+    entries: list[Entry] = []
+    seen: dict[str, int] = {}
+    for i, raw in enumerate(raw_entries):
+        entry = _entry(raw, i, name, path, budgets, import_paths)
+        if entry.id in seen:
+            raise _err(entry.where, "id",
+                       f"duplicate id (entries #{seen[entry.id] + 1} and #{i + 1})",
+                       "give every entry of a suite a different id")
+        seen[entry.id] = i
+        entries.append(entry)
+    return Suite(name=name, description=description, path=path, entries=tuple(entries), default=default)
+
+
+def _expand(paths: Iterable[str | Path]) -> list[Path]:
+    files: list[Path] = []
+    for p in paths:
+        p = Path(p)
+        if p.is_dir():
+            found = sorted(p.glob("*.toml"))
+            if not found:
+                raise SuiteError(f"{p}: directory holds no *.toml suite files; pass a suite file or another directory")
+            files.extend(found)
+        elif p.exists():
+            files.append(p)
+        else:
+            raise SuiteError(f"{p}: no such suite file or directory; pass an existing .toml file or directory")
+    return files
+
+
+def load_suites(paths: Iterable[str | Path]) -> list[Suite]:
+    """Load suite files; a directory stands for every ``*.toml`` in it (sorted, not recursive).
+
+    Two suites with the same name are refused (``suite/id`` must name one entry in a run).
+    """
+    suites: list[Suite] = []
+    by_name: dict[str, Path] = {}
+    for f in _expand(paths):
+        resolved = f.resolve()
+        if any(s.path.resolve() == resolved for s in suites):
+            continue  # the same file named twice (e.g. a file and its directory)
+        suite = load_suite(f)
+        if suite.name in by_name:
+            raise SuiteError(f"{f}: [suite] key 'name': suite name '{suite.name}' is also used by "
+                             f"{by_name[suite.name]}; give every suite a different name")
+        by_name[suite.name] = f
+        suites.append(suite)
+    if not suites:
+        raise SuiteError("no suite files given; pass a .toml file or a directory of them")
+    return suites
+
+
+def default_suite_dir(cwd: str | Path | None = None) -> Path:
+    """Where ``dpverify run`` looks without a path.
+
+    ``./audits`` if it exists, else the ``audits/`` directory next to the installed package's parent
+    directory (an editable install from a checkout); else a :class:`SuiteError`.
+    """
+    here = Path.cwd() if cwd is None else Path(cwd)
+    local = here / "audits"
+    if local.is_dir():
+        return local
+    checkout = Path(__file__).resolve().parent.parent / "audits"
+    if checkout.is_dir():
+        return checkout
+    raise SuiteError("no audit suites found: there is no ./audits directory and dpverify is not installed "
+                     "from a checkout; pass suite files or directories, or run from a checkout")
+
+
+def default_suites(cwd: str | Path | None = None) -> list[Suite]:
+    """The suites of the default run: those of :func:`default_suite_dir` marked ``default = true``
+    in their ``[suite]`` table, or all of them when none is marked."""
+    suites = load_suites([default_suite_dir(cwd)])
+    marked = [s for s in suites if s.default]
+    return marked or suites
+
+
+# --------------------------------------------------------------------------------------------------
+# mechanisms and pairs
+# --------------------------------------------------------------------------------------------------
+
+
+def resolve(import_path: str, *, where: str | None = None, search_paths: Sequence[str | Path] = ()) -> Any:
+    """Import ``"package.module:attribute"`` (the attribute may be dotted) and return the object.
+
+    ``search_paths`` (a suite's ``import_paths``) are put in front of ``sys.path`` if missing, and stay
+    there (worker processes and imports inside the mechanism need them).  Every failure is a
+    :class:`SuiteError` naming ``where`` (e.g. the entry) and the path.
+    """
+    ctx = f"{where}: key 'mechanism'" if where else "mechanism"
+    if not isinstance(import_path, str) or not _IMPORT_RE.match(import_path):
+        raise SuiteError(f"{ctx}: {import_path!r} is not an import path \"module:attribute\"; "
+                         'write e.g. "algorithms.classic.laplace:Laplace"')
+    mod_name, attr = import_path.split(":", 1)
+    added = [str(Path(p)) for p in search_paths if str(Path(p)) not in sys.path]
+    if added:
+        # kept on sys.path: worker processes and lazy imports inside the mechanism need them too
+        sys.path[:0] = added
+        importlib.invalidate_caches()
+    try:
+        module = importlib.import_module(mod_name)
+    except ModuleNotFoundError as exc:
+        missing = exc.name or ""
+        if missing and (mod_name == missing or mod_name.startswith(missing + ".")):
+            raise SuiteError(
+                f"{ctx}: cannot import '{import_path}': module '{missing}' not found; check the spelling, "
+                "install the package (pip install -e . in a checkout) or add its directory to "
+                "import_paths in [suite]") from None
+        raise SuiteError(f"{ctx}: cannot import '{import_path}': importing module '{mod_name}' failed: "
+                         f"{exc}") from None
+    except Exception as exc:  # noqa: BLE001 -- any error while importing user code
+        raise SuiteError(f"{ctx}: cannot import '{import_path}': importing module '{mod_name}' raised "
+                         f"{type(exc).__name__}: {exc}") from None
+    obj: Any = module
+    done = f"{mod_name}:"
+    for part in attr.split("."):
+        try:
+            obj = getattr(obj, part)
+        except AttributeError:
+            names = [n for n in dir(obj) if not n.startswith("_")]
+            close = difflib.get_close_matches(part, names, n=3)
+            hint = f"did you mean {', '.join(repr(c) for c in close)}?" if close else \
+                "check the name after ':'"
+            owner = f"module '{mod_name}'" if obj is module else f"'{done}'"
+            raise SuiteError(f"{ctx}: cannot import '{import_path}': {owner} has no attribute "
+                             f"'{part}'; {hint}") from None
+        done = f"{done}{part}" if done.endswith(":") else f"{done}.{part}"
+    return obj
+
+
+def build_mechanism(entry: Entry) -> Callable[..., Any]:
+    """The entry's mechanism ``mechanism(x, n, rng) -> ndarray``.
+
+    A class is instantiated with ``params``; a function is wrapped with
+    ``functools.partial(f, **params)`` (after checking the keywords against its signature).
+    """
+    obj = resolve(entry.mechanism, where=entry.where, search_paths=entry.import_paths)
+    params = dict(entry.params)
+    if inspect.isclass(obj):
+        try:
+            mech = obj(**params)
+        except Exception as exc:  # noqa: BLE001 -- report any constructor failure as a suite error
+            raise _err(entry.where, "params", f"{entry.mechanism}(**{params!r}) raised "
+                       f"{type(exc).__name__}: {exc}", "fix params to match the class's constructor") from None
+        if not callable(mech):
+            raise _err(entry.where, "mechanism", f"an instance of {entry.mechanism} is not callable",
+                       "name a class whose instances are mechanism(x, n, rng), or such a function")
+        return mech
+    if not callable(obj):
+        raise _err(entry.where, "mechanism", f"{entry.mechanism} is a {type(obj).__name__}, not callable",
+                   "name a function mechanism(x, n, rng, **params) or a class")
+    if not params:
+        return obj
+    try:
+        inspect.signature(obj).bind_partial(**params)
+    except TypeError as exc:
+        raise _err(entry.where, "params", f"{entry.mechanism} does not accept {sorted(params)}: {exc}",
+                   "fix params to match the function's keyword arguments") from None
+    except ValueError:
+        pass  # no signature available (builtins): let the call decide
+    return functools.partial(obj, **params)
+
+
+def build_pairs(entry: Entry, seed: int | None = None) -> list[Pair]:
+    """The entry's pairs: its explicit ``pairs``, or those of its relation on its input
+    (patterns plus ``random_pairs`` random pairs drawn with ``seed``)."""
+    from dpverify.neighbours import as_pairs
+
+    if entry.pairs is not None:
+        return as_pairs([(x0, x1) for x0, x1 in entry.pairs])
+    assert entry.relation is not None
+    relation = entry.relation.build()
+    return relation.pairs(entry.input, patterns=True, random=entry.random_pairs, seed=seed)
+
+
+def entry_seed(run_seed: int, suite_name: str, entry_id: str) -> int:
+    """Seed of one entry, derived from the run seed and ``"suite/id"`` only.
+
+    ``SeedSequence([run_seed, crc32("suite/id")]).generate_state(1)[0]``: adding, removing or selecting
+    other entries never changes it.
+    """
+    if not _is_int(run_seed) and not isinstance(run_seed, np.integer):
+        raise SuiteError(f"run seed must be an integer >= 0, got {run_seed!r}")
+    if run_seed < 0:
+        raise SuiteError(f"run seed must be an integer >= 0, got {run_seed!r}")
+    key = zlib.crc32(f"{suite_name}/{entry_id}".encode())
+    return int(np.random.SeedSequence([int(run_seed), key]).generate_state(1)[0])
+
+
+# --------------------------------------------------------------------------------------------------
+# running
+# --------------------------------------------------------------------------------------------------
+
+
+def audit(mechanism: Callable[..., Any], pairs: Any, epsilon: float, delta: float = 0.0,
+          **options: Any) -> AuditResult:
+    """:func:`dpverify.audit`, imported at call time (tests replace ``dpverify.suite.audit``)."""
+    from dpverify.audit import audit as _audit
+
+    return _audit(mechanism, pairs, epsilon, delta, **options)
+
+
+def _matches(entry: Entry, patterns: Sequence[str]) -> bool:
+    return any(fnmatch.fnmatchcase(entry.name, p) or fnmatch.fnmatchcase(entry.id, p) for p in patterns)
+
+
+def select_entries(suites: Iterable[Suite], select: str | Sequence[str] | None = None) -> list[Entry]:
+    """Entries of ``suites`` in order, keeping those whose ``"suite/id"`` or ``"id"`` matches one of the
+    fnmatch patterns ``select`` (all when ``None``).  A selection matching nothing is a SuiteError."""
+    entries = [e for s in suites for e in s.entries]
+    if select is None:
+        return entries
+    patterns = [select] if isinstance(select, str) else list(select)
+    chosen = [e for e in entries if _matches(e, patterns)]
+    if not chosen:
+        shown = ", ".join(repr(p) for p in patterns)
+        raise SuiteError(f"no entry matches the selection {shown} (patterns match 'suite/id' or 'id', "
+                         "e.g. 'classic/*' or 'laplace*'); `dpverify list` shows the entries")
+    return chosen
+
+
+def preflight(entries: Iterable[Entry]) -> None:
+    """Build every entry's mechanism once (imports, params); one SuiteError listing every failure."""
+    problems: list[str] = []
+    for e in entries:
+        try:
+            build_mechanism(e)
+        except SuiteError as exc:
+            problems.append(str(exc))
+    if problems:
+        raise SuiteError("\n".join(problems) if len(problems) == 1 else
+                         f"{len(problems)} entries cannot be loaded:\n  " + "\n  ".join(problems))
+
+
+def _outcome(entry: Entry, mode: str, seed: int, **kw: Any) -> EntryOutcome:
+    budget = entry.budget(mode)
+    base: dict[str, Any] = dict(
+        suite=entry.suite, id=entry.id, kind=entry.kind, mechanism=entry.mechanism, claim=entry.claim,
+        expectation=entry.expect, true_epsilon=entry.true_epsilon, samples=budget.samples,
+        search_samples=budget.search_samples, seed=seed, epsilon_lower_bound=None, seconds=0.0,
+    )
+    base.update(kw)
+    return EntryOutcome(**base)
+
+
+def not_run_outcome(entry: Entry, mode: str, run_seed: int) -> EntryOutcome:
+    """The record of an entry an interrupted run did not reach (outcome ``"not-run"``)."""
+    return _outcome(entry, mode, entry_seed(run_seed, entry.suite, entry.id), outcome="not-run",
+                    matched=False)
+
+
+def run_entry(entry: Entry, mode: str = "quick", run_seed: int = 0, workers: int | None = None) -> EntryOutcome:
+    """Audit one entry with the budget of ``mode`` and its derived seed.
+
+    Never raises for a failing entry (except ``KeyboardInterrupt``): a :class:`DPVerifyError` gives
+    outcome ``"error"`` with its message, any other exception the same with the exception type prepended.
+    """
+    budget = entry.budget(mode)
+    seed = entry_seed(run_seed, entry.suite, entry.id)
+    t0 = time.perf_counter()
+    try:
+        mechanism = build_mechanism(entry)
+        pairs = build_pairs(entry, seed)
+        options = entry.audit_options()
+        if budget.search_samples is not None:
+            options["search_samples"] = budget.search_samples
+        result = audit(mechanism, pairs, entry.claim.epsilon, entry.claim.delta,
+                       samples=budget.samples, seed=seed, workers=workers, **options)
+    except DPVerifyError as exc:
+        return _outcome(entry, mode, seed, outcome="error", matched=False, error=str(exc),
+                        seconds=time.perf_counter() - t0)
+    except Exception as exc:  # noqa: BLE001 -- one crashing entry never stops the run
+        return _outcome(entry, mode, seed, outcome="error", matched=False,
+                        error=f"{type(exc).__name__}: {exc}", seconds=time.perf_counter() - t0)
+    seconds = time.perf_counter() - t0
+    outcome = "violation" if result.violation else "pass"
+    witness = None if result.witness is None else result.witness.to_dict()
+    return _outcome(
+        entry, mode, seed, outcome=outcome, matched=outcome == entry.expect,
+        epsilon_lower_bound=float(result.epsilon_lower_bound), samples=int(result.samples),
+        search_samples=int(result.search_samples), seconds=seconds, witness=witness, result=result,
+    )
+
+
+def run_suites(
+    suites: Iterable[Suite],
+    mode: str = "quick",
+    seed: int = 0,
+    workers: int | None = None,
+    select: str | Sequence[str] | None = None,
+    on_result: Callable[[EntryOutcome, int, int], None] | None = None,
+    on_start: Callable[[Entry, int, int], None] | None = None,
+) -> list[EntryOutcome]:
+    """Run every selected entry of ``suites`` in order.
+
+    ``on_start(entry, index, total)`` is called before and ``on_result(outcome, index, total)`` after
+    each entry (``index`` counts from 0).  A ``KeyboardInterrupt`` propagates; the outcomes reported
+    through ``on_result`` so far are the finished ones.
+    """
+    if mode not in MODES:
+        raise SuiteError(f"unknown mode {mode!r}; use 'quick' or 'full'")
+    entry_seed(seed, "", "")  # validate the run seed before running anything
+    entries = select_entries(suites, select)
+    outcomes: list[EntryOutcome] = []
+    total = len(entries)
+    for i, entry in enumerate(entries):
+        if on_start is not None:
+            on_start(entry, i, total)
+        outcome = run_entry(entry, mode, seed, workers)
+        outcomes.append(outcome)
+        if on_result is not None:
+            on_result(outcome, i, total)
+    return outcomes

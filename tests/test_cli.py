@@ -1,0 +1,343 @@
+"""Tests of the dpverify command line (in process via ``cli.main``), report.json and the table."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from dpverify import cli
+from dpverify import report as report_mod
+from dpverify import suite as suite_mod
+from dpverify.errors import InputError
+from dpverify.report import format_table, write_report_json
+from dpverify.suite import load_suite, not_run_outcome, run_suites
+
+DATA = Path(__file__).parent / "data"
+SUITES = DATA / "suites"
+TINY = SUITES / "tiny.toml"
+ROOT = Path(__file__).resolve().parent.parent
+if str(DATA) not in sys.path:
+    sys.path.insert(0, str(DATA))
+
+import mechs  # noqa: E402  (tests/data/mechs.py)
+
+ENTRY_KEYS = {"suite", "id", "kind", "mechanism", "claim", "expectation", "outcome", "matched",
+              "epsilon_lower_bound", "true_epsilon", "samples", "search_samples", "seed", "seconds",
+              "witness", "error"}
+
+
+@pytest.fixture
+def fake(monkeypatch: pytest.MonkeyPatch) -> mechs.FakeAudit:
+    f = mechs.FakeAudit()
+    monkeypatch.setattr(suite_mod, "audit", f)
+    return f
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = cli.main(list(argv))
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def read_report(out_dir: Path) -> dict[str, Any]:
+    return json.loads((out_dir / "report.json").read_text(encoding="utf-8"))
+
+
+# -------------------------------------------------------------------------------------------------
+# version, usage, list
+# -------------------------------------------------------------------------------------------------
+
+
+def test_version_in_process(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "--version")
+    assert code == 0 and out.strip() == f"dpverify {report_mod.dpverify_version()}"
+
+
+def test_version_subprocess() -> None:
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
+    proc = subprocess.run([sys.executable, "-m", "dpverify", "--version"], capture_output=True, text=True,
+                          env=env, cwd=ROOT, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith("dpverify ")
+
+
+def test_no_command_and_bad_options(capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = run(capsys)
+    assert code == 2 and "usage" in err
+    code, _, err = run(capsys, "run", str(TINY), "--seed", "-1")
+    assert code == 2 and "--seed" in err and "integer >= 0" in err
+    code, _, err = run(capsys, "run", str(TINY), "--workers", "0")
+    assert code == 2 and "--workers" in err
+    code, _, err = run(capsys, "frobnicate")
+    assert code == 2 and "invalid choice" in err
+
+
+def test_list(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run(capsys, "list", str(SUITES))
+    assert code == 0 and err == ""
+    lines = out.strip().splitlines()
+    assert len(lines) == 6
+    assert lines[0].split() == ["second/laplace-l1", "statistical", "mechs:laplace_sum", "ε=1", "expect", "pass"]
+    assert lines[-1].split() == ["tiny/identity", "statistical", "mechs:identity", "ε=1", "expect", "violation"]
+    code, out, _ = run(capsys, "list", str(TINY), "--select", "rr")
+    assert code == 0 and out.split()[0] == "tiny/rr" and len(out.strip().splitlines()) == 1
+
+
+def test_list_delta_claim(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    text = TINY.read_text().replace("claim = { epsilon = 1.0 }\nexpect = \"violation\"",
+                                    "claim = { epsilon = 1.0, delta = 1e-6 }\nexpect = \"violation\"")
+    (tmp_path / "t.toml").write_text(text.replace('import_paths = [".."]', f'import_paths = ["{DATA.as_posix()}"]'))
+    code, out, _ = run(capsys, "list", str(tmp_path / "t.toml"), "--select", "identity")
+    assert code == 0 and "ε=1 δ=1e-06" in out
+
+
+# -------------------------------------------------------------------------------------------------
+# run: exit codes, progress, table, report
+# -------------------------------------------------------------------------------------------------
+
+
+def test_run_all_match(tmp_path: Path, capsys: pytest.CaptureFixture[str], fake: mechs.FakeAudit) -> None:
+    out_dir = tmp_path / "rep"
+    code, out, err = run(capsys, "run", str(SUITES), "--out", str(out_dir), "--seed", "5", "--workers", "3")
+    assert code == 0
+    progress = [line for line in err.splitlines() if line.startswith("[")]
+    assert len(progress) == 6
+    assert progress[0].startswith("[1/6] second/laplace-l1 ... pass (") and progress[0].endswith(" s)")
+    assert progress[5].startswith("[6/6] tiny/identity ... violation (")
+    assert out.strip().splitlines()[-1] == "6/6 entries as expected"
+    assert "tiny/identity" in out and "✓" in out and "✗" not in out
+    assert all(c["workers"] == 3 for c in fake.calls)
+
+    rep = read_report(out_dir)
+    assert rep["schema"] == "dpverify.report" and rep["schema_version"] == 1
+    assert rep["status"] == "complete" and rep["mode"] == "quick" and rep["seed"] == 5 and rep["workers"] == 3
+    assert rep["dpverify_version"] == report_mod.dpverify_version()
+    assert rep["python"] and rep["platform"] and rep["created"].endswith("+00:00")
+    assert len(rep["entries"]) == 6
+    for e in rep["entries"]:
+        assert set(e) == ENTRY_KEYS
+        assert e["seed"] == suite_mod.entry_seed(5, e["suite"], e["id"])
+    ident = rep["entries"][-1]
+    assert ident["outcome"] == "violation" and ident["matched"] is True
+    assert ident["epsilon_lower_bound"] == "inf" and ident["true_epsilon"] == "inf"
+    assert ident["claim"] == {"epsilon": 1.0, "delta": 0.0}
+    assert ident["witness"]["event"] == "out > 0.5" and ident["witness"]["impossible"] is True
+    assert rep["entries"][0]["true_epsilon"] is None and rep["entries"][0]["error"] is None
+    assert rep["summary"]["entries"] == 6 and rep["summary"]["matched"] == 6
+    assert rep["summary"]["mismatched"] == 0 and rep["summary"]["errors"] == 0
+    assert isinstance(rep["summary"]["seconds"], float)
+    assert not [p for p in out_dir.iterdir() if p.name != "report.json"]  # no temp files left
+
+
+def test_run_full_mode_and_select(tmp_path: Path, capsys: pytest.CaptureFixture[str], fake: mechs.FakeAudit) -> None:
+    code, out, err = run(capsys, "run", str(SUITES), "--full", "--select", "tiny/*", "--select", "laplace-l1",
+                         "--out", str(tmp_path))
+    assert code == 0
+    # second.toml gives no full budget: the built-in default
+    assert [c["samples"] for c in fake.calls] == [1_000_000, 40000, 40000, 40000, 40000]
+    assert read_report(tmp_path)["mode"] == "full"
+    assert out.strip().splitlines()[-1] == "5/5 entries as expected"
+
+
+def test_run_mismatch_exits_1(tmp_path: Path, capsys: pytest.CaptureFixture[str], fake: mechs.FakeAudit) -> None:
+    fake.violating, fake.oracle = (), False  # nothing is caught: both broken entries mismatch
+    code, out, err = run(capsys, "run", str(SUITES), "--out", str(tmp_path))
+    assert code == 1
+    assert "[6/6] tiny/identity ... pass (" in err and "expected violation" in err
+    assert out.strip().splitlines()[-1] == "4/6 entries as expected"
+    assert "✗" in out
+    summary = read_report(tmp_path)["summary"]
+    assert summary == {**summary, "entries": 6, "matched": 4, "mismatched": 2, "errors": 0}
+
+
+def test_run_entry_error_exits_1(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(suite_mod, "audit", mechs.FakeAudit(raise_on={0: InputError("samples too small")}))
+    code, out, err = run(capsys, "run", str(TINY), "--out", str(tmp_path))
+    assert code == 1
+    assert "[1/4] tiny/laplace ... error (" in err and "samples too small" in err
+    assert "tiny/laplace: error: samples too small" in out
+    rep = read_report(tmp_path)
+    assert rep["entries"][0]["outcome"] == "error" and rep["entries"][0]["error"] == "samples too small"
+    assert rep["summary"]["errors"] == 1 and rep["summary"]["matched"] == 3
+
+
+def test_run_bad_suite_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str], fake: mechs.FakeAudit) -> None:
+    bad = tmp_path / "bad.toml"
+    bad.write_text(TINY.read_text().replace('expect = "violation"', 'expect = "broken"'))
+    code, out, err = run(capsys, "run", str(bad), "--out", str(tmp_path / "rep"))
+    assert code == 2 and out == ""
+    assert err.startswith("dpverify: error: ") and "entry 'identity'" in err and "key 'expect'" in err
+    assert "Traceback" not in err
+    assert not fake.calls and not (tmp_path / "rep").exists()
+
+
+def test_run_unknown_import_exits_2_before_running(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                   fake: mechs.FakeAudit) -> None:
+    bad = tmp_path / "bad.toml"
+    text = TINY.read_text().replace('import_paths = [".."]', f'import_paths = ["{DATA.as_posix()}"]')
+    bad.write_text(text.replace('"mechs:identity"', '"mechs:identityy"').replace('"mechs:randomized_response"', '"nomod_xyz:randomized_response"'))
+    code, _, err = run(capsys, "run", str(bad), "--out", str(tmp_path / "rep"))
+    assert code == 2 and "Traceback" not in err
+    assert "2 entries cannot be loaded" in err
+    assert "entry 'identity': key 'mechanism'" in err and "did you mean 'identity'" in err
+    assert not fake.calls
+
+
+def test_run_missing_path_and_bad_select(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                         fake: mechs.FakeAudit) -> None:
+    code, _, err = run(capsys, "run", str(tmp_path / "nope.toml"), "--out", str(tmp_path))
+    assert code == 2 and err.startswith("dpverify: error:") and "no such suite file" in err
+    code, _, err = run(capsys, "run", str(TINY), "--select", "zzz*", "--out", str(tmp_path))
+    assert code == 2 and "no entry matches the selection 'zzz*'" in err
+    code, _, err = run(capsys, "list", str(TINY), "--select", "zzz*")
+    assert code == 2 and "dpverify: error:" in err
+
+
+def test_unwritable_out_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str], fake: mechs.FakeAudit) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("not a directory")
+    code, _, err = run(capsys, "run", str(TINY), "--out", str(blocker))
+    assert code == 2 and "cannot write the report" in err and "--out" in err and "Traceback" not in err
+    assert not fake.calls
+
+
+def test_default_run_uses_marked_suites(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                        monkeypatch: pytest.MonkeyPatch, fake: mechs.FakeAudit) -> None:
+    audits = tmp_path / "audits"
+    audits.mkdir()
+    for src in (TINY, SUITES / "second.toml"):
+        text = src.read_text().replace('import_paths = [".."]', f'import_paths = ["{DATA.as_posix()}"]')
+        (audits / src.name).write_text(text)
+    monkeypatch.chdir(tmp_path)
+    code, out, _ = run(capsys, "run")
+    assert code == 0 and out.strip().splitlines()[-1] == "4/4 entries as expected"  # tiny only (default = true)
+    assert (tmp_path / "dpverify-report" / "report.json").exists()
+    code, out, _ = run(capsys, "list")
+    assert code == 0 and len(out.strip().splitlines()) == 4
+
+
+def test_report_rewritten_after_every_entry(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    snapshots: list[dict[str, Any]] = []
+    inner = mechs.FakeAudit()
+
+    def spying_audit(*args: Any, **kw: Any) -> Any:
+        snapshots.append(read_report(tmp_path))  # what a reader sees while this entry runs
+        return inner(*args, **kw)
+
+    monkeypatch.setattr(suite_mod, "audit", spying_audit)
+    assert run(capsys, "run", str(TINY), "--out", str(tmp_path))[0] == 0
+    assert len(snapshots) == 4
+    for k, snap in enumerate(snapshots):
+        assert snap["status"] == "running" and len(snap["entries"]) == 4
+        outcomes = [e["outcome"] for e in snap["entries"]]
+        assert outcomes[k:] == ["not-run"] * (4 - k)
+        assert "not-run" not in outcomes[:k]
+    final = read_report(tmp_path)
+    assert final["status"] == "complete" and [e["outcome"] for e in final["entries"]] == \
+        ["pass", "pass", "pass", "violation"]
+
+
+def test_keyboard_interrupt_keeps_finished_entries(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(suite_mod, "audit", mechs.FakeAudit(raise_on={1: KeyboardInterrupt()}))
+    code, out, err = run(capsys, "run", str(TINY), "--out", str(tmp_path))
+    assert code == 130
+    assert "interrupted after 1/4 entries" in err
+    rep = read_report(tmp_path)
+    assert rep["status"] == "interrupted"
+    assert [(e["id"], e["outcome"]) for e in rep["entries"]] == [
+        ("laplace", "pass"), ("laplace-class-linf", "not-run"), ("rr", "not-run"), ("identity", "not-run")]
+    assert rep["entries"][0]["matched"] is True and rep["entries"][1]["matched"] is False
+    assert rep["summary"]["not_run"] == 3 and rep["summary"]["matched"] == 1
+    assert "not-run" in out and out.strip().splitlines()[-1] == "1/4 entries as expected"
+    assert not [p for p in tmp_path.iterdir() if p.name != "report.json"]
+
+
+# -------------------------------------------------------------------------------------------------
+# report.json and the table
+# -------------------------------------------------------------------------------------------------
+
+
+def _outcomes(fake_audit: mechs.FakeAudit, monkeypatch: pytest.MonkeyPatch) -> list[suite_mod.EntryOutcome]:
+    monkeypatch.setattr(suite_mod, "audit", fake_audit)
+    return run_suites([load_suite(TINY)], seed=1)
+
+
+def test_write_report_json_atomic(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    outs = _outcomes(mechs.FakeAudit(), monkeypatch)
+    path = tmp_path / "deep" / "report.json"
+    assert write_report_json(path, outs, {"mode": "quick", "seed": 1, "workers": None}) == path
+    before = path.read_text()
+    json.loads(before)  # strict JSON: no bare Infinity/NaN
+    assert "Infinity" not in before and "NaN" not in before
+
+    def failing_replace(src: str, dst: str) -> None:
+        raise OSError("disk full")
+
+    monkeypatch.setattr(report_mod.os, "replace", failing_replace)
+    with pytest.raises(OSError, match="disk full"):
+        write_report_json(path, outs[:1], {"mode": "quick", "seed": 1, "workers": None})
+    assert path.read_text() == before  # the old report is intact
+    assert [p.name for p in path.parent.iterdir()] == ["report.json"]  # and no temp file is left
+
+
+def test_report_encodes_nan(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    outs = _outcomes(mechs.FakeAudit(), monkeypatch)
+    weird = suite_mod.EntryOutcome(**{**outs[0].__dict__, "epsilon_lower_bound": math.nan,
+                                      "witness": {"x": [1.0, math.inf, -math.inf]}})
+    write_report_json(tmp_path / "r.json", [weird], {"mode": "quick", "seed": 0, "workers": 2})
+    rep = json.loads((tmp_path / "r.json").read_text())
+    assert rep["entries"][0]["epsilon_lower_bound"] == "nan"
+    assert rep["entries"][0]["witness"] == {"x": [1.0, "inf", "-inf"]}
+    assert rep["workers"] == 2
+
+
+def test_format_table(monkeypatch: pytest.MonkeyPatch) -> None:
+    outs = _outcomes(mechs.FakeAudit(violating=(), raise_on={2: RuntimeError("boom")}), monkeypatch)
+    outs.append(not_run_outcome(load_suite(SUITES / "second.toml").entries[0], "quick", 1))
+    table = format_table(outs)
+    lines = table.splitlines()
+    assert lines[0].split() == ["id", "claim", "ε", "ε", "LB", "true", "ε", "outcome", "expected", "ok",
+                                "samples", "seconds"]
+    rows = {line.split()[0]: line.split() for line in lines[2:7]}
+    assert rows["tiny/laplace"][1:4] == ["1", "0.9", "1"] and rows["tiny/laplace"][6] == "✓"
+    assert rows["tiny/laplace"][7] == "20000"
+    assert rows["tiny/identity"][2:7] == ["0.9", "inf", "pass", "violation", "✗"]
+    assert rows["tiny/rr"][4] == "error" and rows["tiny/rr"][2] == "-"
+    assert rows["second/laplace-l1"][3:7] == ["-", "not-run", "pass", "-"]
+    assert "tiny/rr: error: RuntimeError: boom" in table
+    assert lines[-1] == "2/5 entries as expected"
+
+
+# -------------------------------------------------------------------------------------------------
+# end to end with the real audit
+# -------------------------------------------------------------------------------------------------
+
+
+def test_run_real_audit_end_to_end(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The tiny suites with the real dpverify.audit (small budgets, one worker): every entry as expected."""
+    pytest.importorskip("dpverify.audit")
+    code, out, err = run(capsys, "run", str(SUITES), "--workers", "1", "--out", str(tmp_path))
+    assert code == 0, out + err
+    rep = read_report(tmp_path)
+    got = {f"{e['suite']}/{e['id']}": e["outcome"] for e in rep["entries"]}
+    assert got == {"second/laplace-l1": "pass", "second/count-add-remove-broken": "violation",
+                   "tiny/laplace": "pass", "tiny/laplace-class-linf": "pass", "tiny/rr": "pass",
+                   "tiny/identity": "violation"}
+    broken = rep["entries"][1]
+    assert broken["epsilon_lower_bound"] > 0.5 and broken["witness"] is not None
+    assert rep["summary"]["matched"] == 6
+    # one seed gives the same report
+    again = tmp_path / "again"
+    assert run(capsys, "run", str(SUITES), "--workers", "1", "--out", str(again))[0] == 0
+    assert [e["epsilon_lower_bound"] for e in read_report(again)["entries"]] == \
+        [e["epsilon_lower_bound"] for e in rep["entries"]]
