@@ -1,0 +1,57 @@
+"""BROKEN: private mean whose noise scale uses the private record count.
+
+Bug pattern: the true count ``len(x)`` is treated as public — both in the mean and in the noise
+scale ``(u − l)/(len(x)·ε)`` — although neighbours add or remove a record. DP-Auditorium
+``MeanMechanism`` flags (Kong, Muñoz Medina, Ribero, Syed, S&P 2024); dp-recorder
+``test_buggy_private_mean`` (Cebere et al., arXiv 2602.17454); anchors-auditing.md §4.2 row #24.
+
+Release ``mean(clip(x, l, u)) + Lap((u − l)/(len(x)·ε))`` (NaN records are mapped to ``lower``
+first, as in :class:`algorithms.classic.clipped_sum.ClippedSum`, so that only the scale bug is
+present). Under add/remove the two neighbours use Laplace laws of different scales ``b = (u−l)/(mε)``
+and ``b' = (u−l)/((m+1)ε)``; their log density ratio ``ln(b'/b) + |y − μ'|/b' − |y − μ|/b`` grows
+linearly in ``|y|`` because ``1/b' ≠ 1/b``: true ε = **∞** (∞ at ε = 0.1). (Under replace-one
+neighbours with a public count the same code would be ε-DP.)
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import ClassVar
+
+import numpy as np
+
+from algorithms.classic._validation import as_dataset, check_epsilon, check_n
+from algorithms.classic.clipped_sum import check_bounds, clip_records
+
+__all__ = ["MeanDataDependentScale"]
+
+
+@dataclass(frozen=True)
+class MeanDataDependentScale:
+    """Claims ε; ``mean(clip(x)) + Lap((u − l)/(len(x)·ε))``. Output float64 ``(n,)``."""
+
+    epsilon: float
+    lower: float
+    upper: float
+    delta: ClassVar[float] = 0.0
+
+    def __post_init__(self) -> None:
+        check_epsilon(self.epsilon)
+        check_bounds(self.lower, self.upper)
+
+    def scale(self, size: int) -> float:
+        """The data-dependent Laplace scale ``(u − l)/(size·ε)`` for a dataset of ``size`` records."""
+        return (float(self.upper) - float(self.lower)) / (size * float(self.epsilon))
+
+    def __call__(self, x: np.ndarray, n: int, rng: np.random.Generator) -> np.ndarray:
+        records = as_dataset(x)
+        if records.size == 0:
+            raise ValueError("x must hold at least one record (the mean of an empty dataset is undefined)")
+        n = check_n(n)
+        mean = float(np.mean(clip_records(records, float(self.lower), float(self.upper))))
+        return mean + rng.laplace(0.0, self.scale(records.size), size=n)
+
+    def true_epsilon(self) -> float:
+        """∞ under add/remove-one neighbours."""
+        return math.inf

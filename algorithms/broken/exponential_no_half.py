@@ -1,0 +1,54 @@
+"""BROKEN: exponential mechanism without the factor 1/2 in the exponent.
+
+Bug pattern: selecting with probability ∝ ``exp(ε u/Δu)`` instead of ``exp(ε u/(2Δu))``
+(McSherry & Talwar 2007; Dwork & Roth 2014, Def. 3.4 / Thm 3.10). The factor 2 may only be dropped
+for utilities that are monotone in the data (all scores move in the same direction); here
+utilities are general. anchors-auditing.md §4.3 row P1 (the injected bug planned for PAMST).
+Neighbours: utility vectors at ℓ∞ distance ≤ Δu (entries may move in opposite directions).
+
+True ε = **2ε**: the log-probability of a candidate changes by at most ε through its own score and
+ε through the normaliser; the supremum is approached when the selected candidate loses Δu and the
+others (which dominate the normaliser) gain Δu. **0.2 at ε = 0.1.**
+Correct twin: :class:`algorithms.classic.exponential.ExponentialMechanism`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+import numpy as np
+from scipy.special import softmax
+
+from algorithms.classic._validation import check_epsilon, check_n, check_positive
+from algorithms.classic.exponential import as_utilities, gumbel_argmax
+
+__all__ = ["ExponentialMechanismNoHalf"]
+
+
+@dataclass(frozen=True)
+class ExponentialMechanismNoHalf:
+    """Claims ε, selects index ``r`` with probability ∝ ``exp(ε u_r/Δu)``. Output: int64 ``(n,)``."""
+
+    epsilon: float
+    sensitivity: float = 1.0
+    delta: ClassVar[float] = 0.0
+
+    def __post_init__(self) -> None:
+        check_epsilon(self.epsilon)
+        check_positive("sensitivity", self.sensitivity)
+
+    def _logits(self, x: np.ndarray) -> np.ndarray:
+        return float(self.epsilon) * as_utilities(x) / float(self.sensitivity)
+
+    def __call__(self, x: np.ndarray, n: int, rng: np.random.Generator) -> np.ndarray:
+        logits = self._logits(x)
+        return gumbel_argmax(logits, check_n(n), rng)
+
+    def pmf(self, x: np.ndarray) -> np.ndarray:
+        """Exact selection pmf ``softmax(ε u/Δu)``."""
+        return softmax(self._logits(x))
+
+    def true_epsilon(self) -> float:
+        """2ε (supremum over utility vectors at ℓ∞ distance Δu; approached, not attained)."""
+        return 2.0 * float(self.epsilon)

@@ -1,0 +1,48 @@
+"""BROKEN: Laplace mechanism with half the required noise.
+
+Bug pattern: Google differential-privacy C++ library test catalogue,
+``BoundedSumWithInsufficientNoise`` (the algorithm reports a budget of ε/2 but adds noise calibrated
+for ε) — anchors-auditing.md §4.2 row #22. Here the code *claims* ε and draws
+``Lap(Δ/(2ε))``, i.e. noise calibrated for 2ε.
+
+True ε = 2ε exactly (Laplace mechanism of scale Δ/(2ε) at ℓ1 distance Δ; attained): **0.2 at the
+catalogue parameter ε = 0.1**. Correct twin: :class:`algorithms.classic.laplace.Laplace`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+import numpy as np
+
+from algorithms.classic._validation import as_float_input, check_epsilon, check_n, check_positive
+
+__all__ = ["LaplaceHalfNoise"]
+
+
+@dataclass(frozen=True)
+class LaplaceHalfNoise:
+    """Claims ε, adds ``Lap(Δ/(2ε))``. Output: float64 ``(n,)`` or ``(n, k)``."""
+
+    epsilon: float
+    sensitivity: float = 1.0
+    delta: ClassVar[float] = 0.0
+
+    def __post_init__(self) -> None:
+        check_epsilon(self.epsilon)
+        check_positive("sensitivity", self.sensitivity)
+
+    @property
+    def scale(self) -> float:
+        """The (too small) Laplace scale ``Δ/(2ε)``."""
+        return float(self.sensitivity) / (2.0 * float(self.epsilon))
+
+    def __call__(self, x: float | np.ndarray, n: int, rng: np.random.Generator) -> np.ndarray:
+        values = as_float_input(x)
+        n = check_n(n)
+        return values + rng.laplace(0.0, self.scale, size=(n,) + values.shape)
+
+    def true_epsilon(self) -> float:
+        """Exact ε = 2ε (claimed ε × 2)."""
+        return 2.0 * float(self.epsilon)

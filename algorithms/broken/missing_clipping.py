@@ -1,0 +1,59 @@
+"""BROKEN: bounded sum that declares clipping bounds but never clips.
+
+Bug pattern: sensitivity miscalibration — noise calibrated for data clipped to ``[l, u]`` while the
+query runs on the raw data. dp-recorder ``test_sensitivity_miscalibration`` (Cebere, Erb,
+Desfontaines, Bellet, Fitzsimons, "Privacy in Theory, Bugs in Practice", arXiv 2602.17454; seen in
+SmartNoise, dpmm, diffprivlib); anchors-auditing.md §4.2 row #25.
+
+Release ``Σ x_i + Lap(max(|l|, |u|)/ε)`` under add/remove-one neighbours. Adding or removing a
+record of value ``v`` moves the sum by ``v``, so that pair costs exactly
+``ε·|v|/max(|l|, |u|)`` (:meth:`SumMissingClipping.pair_epsilon`); records are unbounded, hence
+true ε = **∞** (∞ at ε = 0.1; e.g. a record v = 100 with bounds [0, 1] gives 10 on that pair).
+Correct twin: :class:`algorithms.classic.clipped_sum.ClippedSum`.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import ClassVar
+
+import numpy as np
+
+from algorithms.classic._validation import as_dataset, check_epsilon, check_finite, check_n
+from algorithms.classic.clipped_sum import check_bounds, sum_sensitivity
+
+__all__ = ["SumMissingClipping"]
+
+
+@dataclass(frozen=True)
+class SumMissingClipping:
+    """Claims ε for bounds ``[lower, upper]``; releases the *unclipped* sum + ``Lap(max(|l|,|u|)/ε)``."""
+
+    epsilon: float
+    lower: float
+    upper: float
+    delta: ClassVar[float] = 0.0
+
+    def __post_init__(self) -> None:
+        check_epsilon(self.epsilon)
+        check_bounds(self.lower, self.upper)
+
+    @property
+    def scale(self) -> float:
+        """Laplace scale ``max(|l|, |u|)/ε`` (calibrated for clipped data)."""
+        return sum_sensitivity(self.lower, self.upper) / float(self.epsilon)
+
+    def __call__(self, x: np.ndarray, n: int, rng: np.random.Generator) -> np.ndarray:
+        records = as_dataset(x)
+        n = check_n(n)
+        return float(np.sum(records)) + rng.laplace(0.0, self.scale, size=n)
+
+    def pair_epsilon(self, record: float) -> float:
+        """Exact ε on the add/remove pair that differs by one record of value ``record``."""
+        v = check_finite("record", record)
+        return float(self.epsilon) * abs(v) / sum_sensitivity(self.lower, self.upper)
+
+    def true_epsilon(self) -> float:
+        """∞ (the pair ε grows without bound in the record value)."""
+        return math.inf

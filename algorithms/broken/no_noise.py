@@ -1,0 +1,41 @@
+"""BROKEN: a "private" release that adds no noise at all.
+
+Bug pattern: Google differential-privacy C++ library test catalogue, ``NonDpCount`` /
+``NonDpSum`` (the exact statistic is returned) — anchors-auditing.md §4.2 row #21; also synthcity
+PrivBayes' noise scale collapsing to 0 (row #27).
+
+True ε = ∞: the output is the point mass at ``x``, so on any neighbour ``x' ≠ x`` the event
+``{output = x}`` has probability 1 versus 0 (**∞ at ε = 0.1**).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import ClassVar
+
+import numpy as np
+
+from algorithms.classic._validation import as_float_input, check_epsilon, check_n
+
+__all__ = ["NoNoise"]
+
+
+@dataclass(frozen=True)
+class NoNoise:
+    """Claims ε, returns ``x`` exactly, broadcast to ``n`` rows. Output: float64 ``(n,)``/``(n, k)``."""
+
+    epsilon: float
+    delta: ClassVar[float] = 0.0
+
+    def __post_init__(self) -> None:
+        check_epsilon(self.epsilon)
+
+    def __call__(self, x: float | np.ndarray, n: int, rng: np.random.Generator) -> np.ndarray:
+        values = as_float_input(x)
+        n = check_n(n)
+        return np.broadcast_to(values, (n,) + values.shape).copy()
+
+    def true_epsilon(self) -> float:
+        """∞ (deterministic output)."""
+        return math.inf

@@ -1,0 +1,70 @@
+"""BROKEN: report-noisy-max that releases the maximal noisy *value* instead of its index.
+
+Bug pattern: StatDP benchmarks ``noisy_max_v1b`` (Laplace noise 2/ε) and ``noisy_max_v2b``
+(Exponential noise 2/ε) — Ding, Wang, Wang, Zhang, Kifer, "Detecting Violations of Differential
+Privacy" (CCS 2018), §6; DP-Sniper ``ReportNoisyMax3`` / ``ReportNoisyMax4`` (Bichsel et al.,
+S&P 2021). anchors-auditing.md §4.1 rows #3–#4. Input ``x``: ``m`` query answers, each of
+sensitivity 1, ℓ∞ neighbours.
+
+True ε (derived here):
+
+* ``noise="laplace"``: **exactly m·ε/2** (0.25 at m = 5, ε = 0.1; DP-Sniper's lower bound 0.248).
+  Upper bound: the max is post-processing of all m noisy answers, each a Laplace(2/ε) mechanism
+  costing ε/2 per unit of change. Attained: for ``y < min(x ∪ x')`` every noisy answer is in its
+  lower Laplace tail, ``F(t) = ½e^{t/b}``, ``f(t) = e^{t/b}/(2b)`` with ``b = 2/ε``, so the density
+  of the max is ``m/(2b) · 2^{1-m} · exp((m·y − Σ_j x_j)/b)``; for ``x' = x + 1`` (all answers up
+  by one) the density ratio on that whole half-line is ``e^{m/b} = e^{mε/2}``.
+* ``noise="exponential"``: **∞**. The noise is non-negative, so the output is ``≥ max_i x_i``; if
+  ``max x' = max x + 1`` the event ``{output < max x'}`` has positive probability on ``x`` and
+  probability 0 on ``x'``.
+
+The true ε therefore depends on ``m`` (the length of ``x``): :meth:`true_epsilon` takes it.
+Correct twin: :class:`algorithms.classic.noisy_max.ReportNoisyMax`.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import ClassVar
+
+import numpy as np
+
+from algorithms.classic._validation import check_choice, check_epsilon, check_n, check_positive_int
+from algorithms.classic.noisy_max import NOISES, as_query_answers, noisy_answers
+
+__all__ = ["NoisyMaxReturnsValue"]
+
+
+@dataclass(frozen=True)
+class NoisyMaxReturnsValue:
+    """Claims ε, releases ``max_i (x_i + noise_i)`` with noise of scale 2/ε. Output: float64 ``(n,)``."""
+
+    epsilon: float
+    noise: str = "laplace"
+    delta: ClassVar[float] = 0.0
+
+    def __post_init__(self) -> None:
+        check_epsilon(self.epsilon)
+        check_choice("noise", self.noise, NOISES)
+
+    @property
+    def scale(self) -> float:
+        """Noise scale ``2/ε``."""
+        return 2.0 / float(self.epsilon)
+
+    def __call__(self, x: np.ndarray, n: int, rng: np.random.Generator) -> np.ndarray:
+        answers = as_query_answers(x)
+        n = check_n(n)
+        return np.max(noisy_answers(answers, self.noise, self.scale, n, rng), axis=1)
+
+    def true_epsilon(self, num_queries: int | None = None) -> float:
+        """∞ for exponential noise; ``num_queries·ε/2`` (exact) for Laplace noise on m queries."""
+        if self.noise == "exponential":
+            return math.inf
+        if num_queries is None:
+            raise ValueError(
+                "num_queries must be given for noise='laplace': the true epsilon is "
+                "num_queries * epsilon / 2 (it grows with the number of queries)"
+            )
+        return check_positive_int("num_queries", num_queries) * float(self.epsilon) / 2.0

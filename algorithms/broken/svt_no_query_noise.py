@@ -1,0 +1,58 @@
+"""BROKEN: sparse vector without noise on the queries (and without a cutoff).
+
+Source: Lyu, Su, Li (PVLDB 2017), Figure 1, **Algorithm 5** (Stoddard, Chen, Machanavajjhala,
+"Differentially private algorithms for empirical machine learning", arXiv 2014): ``ε1 = ε/2``,
+``ρ ~ Lap(Δ/ε1)``, output ⊤ iff ``q_i ≥ T + ρ`` (no ν_i), every query answered. StatDP ``iSVT1``,
+DP-Sniper ``SVT5``; anchors-auditing.md §4.1 row #11. Δ = 1, ℓ∞ neighbours.
+
+True ε = **∞**, already with two queries: for ``T = 0``, ``x = (0, 1)`` and ``x' = (1, 0)``, the
+output ``(⊥, ⊤)`` needs ``0 < ρ ≤ 1`` on ``x`` (probability > 0) but ``1 < ρ ≤ 0`` on ``x'``
+(impossible). ∞ at ε = 0.1 (StatDP's lower bound 14.3, DP-Sniper's 1.76).
+Output: int8 codes ``(n, len(x))`` in {0, 1} (no abort, so never −1).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import ClassVar
+
+import numpy as np
+
+from algorithms.classic._validation import check_epsilon, check_finite, check_n
+from algorithms.classic.sparse_vector import as_queries, run_sparse_vector
+
+__all__ = ["SVTNoQueryNoise"]
+
+
+@dataclass(frozen=True)
+class SVTNoQueryNoise:
+    """Lyu Alg. 5: ρ ~ Lap(2/ε), no query noise, no cutoff. Output int8 ``(n, k)``."""
+
+    epsilon: float
+    threshold: float
+    delta: ClassVar[float] = 0.0
+
+    def __post_init__(self) -> None:
+        check_epsilon(self.epsilon)
+        check_finite("threshold", self.threshold)
+
+    @property
+    def threshold_scale(self) -> float:
+        """Scale ``Δ/ε1`` of ρ, ``ε1 = ε/2``."""
+        return 2.0 / float(self.epsilon)
+
+    def __call__(self, x: np.ndarray, n: int, rng: np.random.Generator) -> np.ndarray:
+        return run_sparse_vector(
+            as_queries(x),
+            check_n(n),
+            rng,
+            threshold=float(self.threshold),
+            threshold_scale=self.threshold_scale,
+            query_scale=None,
+            cutoff=None,
+        )
+
+    def true_epsilon(self) -> float:
+        """∞ (an output pattern possible on one input is impossible on a neighbour)."""
+        return math.inf

@@ -1,0 +1,81 @@
+"""Bounded (clipped) sum with Laplace noise, robust to NaN records.
+
+Source: Dwork & Roth (2014), Thm 3.6 applied to ``Σ_i clip(x_i, l, u)``; Wilson, Zhang, Lam,
+Desfontaines, Simmons-Marengo, Gipson, "Differentially Private SQL with Bounded User Contribution"
+(PoPETs 2020), §3 (bounded sum); Google DP library ``BoundedSum``. Neighbours: add/remove one
+record, so the ℓ1 sensitivity of the clipped sum is ``max(|l|, |u|)`` (a record contributes
+``clip(v, l, u) ∈ [l, u]``). Release ``Σ clip(x_i, l, u) + Lap(max(|l|, |u|)/ε)``.
+
+**NaN handling (the fix of catalogue row #26, anchors-auditing.md §4.2):** ``np.clip`` propagates
+NaN, so a single NaN record would make the released sum NaN — an output impossible on the
+neighbour without that record (true ε = ∞, see
+:class:`algorithms.broken.nan_through_clipping.SumNaNThroughClipping`). Here every NaN record is
+first replaced by the fixed in-range value ``lower`` (then clipped, a no-op), so a NaN record
+contributes exactly like a record equal to ``lower`` and the sensitivity bound holds for every input.
+±inf records are clipped to ``upper``/``lower`` by ``np.clip`` as usual.
+
+True ε = ε exactly (add/remove of a record at the bound with the larger magnitude attains it); 0.1
+at ε = 0.1. Under *replace-one* neighbours the sensitivity would be ``u − l`` instead (not modelled).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+import numpy as np
+
+from algorithms.classic._validation import as_dataset, check_epsilon, check_finite, check_n
+
+__all__ = ["ClippedSum", "check_bounds", "sum_sensitivity", "clip_records"]
+
+
+def check_bounds(lower: float, upper: float) -> tuple[float, float]:
+    """Finite clipping bounds with ``lower < upper``."""
+    lo = check_finite("lower", lower)
+    hi = check_finite("upper", upper)
+    if not lo < hi:
+        raise ValueError(f"lower must be < upper, got lower={lower!r}, upper={upper!r}")
+    return lo, hi
+
+
+def sum_sensitivity(lower: float, upper: float) -> float:
+    """ℓ1 sensitivity ``max(|l|, |u|)`` of a clipped sum under add/remove-one neighbours."""
+    return max(abs(float(lower)), abs(float(upper)))
+
+
+def clip_records(records: np.ndarray, lower: float, upper: float) -> np.ndarray:
+    """Map NaN records to ``lower``, then clip every record to ``[lower, upper]``."""
+    return np.clip(np.where(np.isnan(records), lower, records), lower, upper)
+
+
+@dataclass(frozen=True)
+class ClippedSum:
+    """``Σ clip(x_i, l, u) + Lap(max(|l|, |u|)/ε)``, NaN records counted as ``lower``.
+
+    ``x`` is a 1-D dataset (possibly empty). Output: float64 of shape ``(n,)``.
+    """
+
+    epsilon: float
+    lower: float
+    upper: float
+    delta: ClassVar[float] = 0.0
+
+    def __post_init__(self) -> None:
+        check_epsilon(self.epsilon)
+        check_bounds(self.lower, self.upper)
+
+    @property
+    def scale(self) -> float:
+        """Laplace scale ``max(|l|, |u|)/ε``."""
+        return sum_sensitivity(self.lower, self.upper) / float(self.epsilon)
+
+    def __call__(self, x: np.ndarray, n: int, rng: np.random.Generator) -> np.ndarray:
+        records = as_dataset(x)
+        n = check_n(n)
+        total = float(np.sum(clip_records(records, float(self.lower), float(self.upper))))
+        return total + rng.laplace(0.0, self.scale, size=n)
+
+    def true_epsilon(self) -> float:
+        """Exact ε under add/remove-one neighbours: the claimed ε."""
+        return float(self.epsilon)

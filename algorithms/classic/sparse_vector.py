@@ -1,0 +1,143 @@
+"""The sparse vector technique (SVT), Lyu–Su–Li Algorithm 1, and the shared SVT engine.
+
+Source: Lyu, Su, Li, "Understanding the Sparse Vector Technique for Differential Privacy"
+(PVLDB 10(6), 2017), Figure 1, **Algorithm 1** (their proposed, correct variant), with Δ = 1::
+
+    ε1 = ε/2,  ρ = Lap(Δ/ε1),  ε2 = ε − ε1,  count = 0
+    for each query q_i:
+        ν_i = Lap(2cΔ/ε2)
+        if q_i(D) + ν_i ≥ T + ρ:  output a_i = ⊤;  count += 1;  abort if count ≥ c
+        else:                     output a_i = ⊥
+
+Theorem 2 of the paper proves ε-DP for queries of sensitivity Δ with ℓ∞ neighbours (every answer may
+move by Δ). Catalogue row #7 of anchors-auditing.md §4.1 (StatDP / DP-Sniper ``SVT1``).
+True ε = ε: the proved bound is returned by :meth:`SparseVector.true_epsilon`. For c = 1 it is
+approached (not attained): on ``x = (0, …, 0, 1)`` vs ``x' = (1, …, 1, 0)`` the output ``(⊥, …, ⊥, ⊤)``
+has log-probability ratio 0.0984 with 10 queries and 0.09999 with 20 (numerical integration over ρ,
+tests/test_classic_mechanisms.py). DP-Sniper's empirical lower bound at ε = 0.1 is 0.0858.
+
+Output encoding (all SVT variants): int8 array ``(n, len(x))`` with 1 = ⊤, 0 = ⊥, −1 = not answered
+(after the abort). :func:`run_sparse_vector` is the one engine behind this class and the broken
+variants of :mod:`algorithms.broken` (Lyu Algorithms 3–6), which differ only in the noise scales,
+the cutoff and whether the noisy value is released.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+import numpy as np
+
+from algorithms.classic._validation import check_epsilon, check_finite, check_n, check_positive_int
+
+__all__ = ["SparseVector", "run_sparse_vector", "as_queries", "ABOVE", "BELOW", "NOT_ANSWERED"]
+
+ABOVE: int = 1
+BELOW: int = 0
+NOT_ANSWERED: int = -1
+
+
+def as_queries(x: object) -> np.ndarray:
+    """A non-empty 1-D vector of finite query answers."""
+    arr = np.asarray(x, dtype=np.float64)
+    if arr.ndim != 1 or arr.size == 0:
+        raise ValueError(f"x must be a non-empty 1-D vector of query answers, got shape {arr.shape}")
+    if not np.all(np.isfinite(arr)):
+        raise ValueError("x (query answers) must be finite")
+    return arr
+
+
+def run_sparse_vector(
+    queries: np.ndarray,
+    n: int,
+    rng: np.random.Generator,
+    *,
+    threshold: float,
+    threshold_scale: float,
+    query_scale: float | None,
+    cutoff: int | None,
+    output_values: bool = False,
+) -> np.ndarray:
+    """Run ``n`` independent copies of an SVT variant, vectorised over the copies.
+
+    Parameters
+    ----------
+    threshold_scale:
+        Laplace scale of the threshold noise ρ (drawn once per copy, before the queries).
+    query_scale:
+        Laplace scale of the per-query noise ν_i, or ``None`` for no query noise (Lyu Alg. 5).
+    cutoff:
+        Abort after this many ⊤ answers, or ``None`` to answer every query (Lyu Alg. 5, 6).
+    output_values:
+        Release the noisy answer ``q_i + ν_i`` of each ⊤ (Lyu Alg. 3).
+
+    Returns
+    -------
+    int8 codes ``(n, k)`` (1 = ⊤, 0 = ⊥, −1 = not answered); with ``output_values`` a float64
+    ``(n, 2k)`` array: the codes as floats, then the released values (0.0 where the code is not ⊤).
+    """
+    k = queries.shape[0]
+    noisy_threshold = threshold + rng.laplace(0.0, threshold_scale, size=n)
+    codes = np.full((n, k), NOT_ANSWERED, dtype=np.int8)
+    values = np.zeros((n, k), dtype=np.float64) if output_values else None
+    count = np.zeros(n, dtype=np.int64)
+    for i in range(k):
+        active = count < cutoff if cutoff is not None else np.ones(n, dtype=bool)
+        if not active.any():
+            break
+        if query_scale is None:
+            noisy_query = np.full(n, queries[i])
+        else:
+            noisy_query = queries[i] + rng.laplace(0.0, query_scale, size=n)
+        above = noisy_query >= noisy_threshold
+        codes[:, i] = np.where(active, above.astype(np.int8), np.int8(NOT_ANSWERED))
+        if values is not None:
+            values[:, i] = np.where(active & above, noisy_query, 0.0)
+        count += active & above
+    if values is None:
+        return codes
+    return np.concatenate([codes.astype(np.float64), values], axis=1)
+
+
+@dataclass(frozen=True)
+class SparseVector:
+    """Lyu–Su–Li Algorithm 1 (Δ = 1): ρ ~ Lap(2/ε), ν_i ~ Lap(4c/ε), abort after ``cutoff`` ⊤.
+
+    Output: int8 codes of shape ``(n, len(x))``.
+    """
+
+    epsilon: float
+    threshold: float
+    cutoff: int = 1
+    delta: ClassVar[float] = 0.0
+
+    def __post_init__(self) -> None:
+        check_epsilon(self.epsilon)
+        check_finite("threshold", self.threshold)
+        check_positive_int("cutoff", self.cutoff)
+
+    @property
+    def threshold_scale(self) -> float:
+        """Scale ``Δ/ε1`` of ρ, ``ε1 = ε/2``."""
+        return 1.0 / (float(self.epsilon) / 2.0)
+
+    @property
+    def query_scale(self) -> float:
+        """Scale ``2cΔ/ε2`` of ν_i, ``ε2 = ε − ε1 = ε/2``."""
+        return 2.0 * int(self.cutoff) / (float(self.epsilon) / 2.0)
+
+    def __call__(self, x: np.ndarray, n: int, rng: np.random.Generator) -> np.ndarray:
+        return run_sparse_vector(
+            as_queries(x),
+            check_n(n),
+            rng,
+            threshold=float(self.threshold),
+            threshold_scale=self.threshold_scale,
+            query_scale=self.query_scale,
+            cutoff=int(self.cutoff),
+        )
+
+    def true_epsilon(self) -> float:
+        """The proved bound ε (Lyu et al. Thm 2); an upper bound, tightness not in closed form."""
+        return float(self.epsilon)
