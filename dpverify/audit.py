@@ -5,7 +5,8 @@ inputs ``(x, x')`` with ``P[M(x) in S] > e^epsilon P[M(x') in S] + delta``.  Two
 
 1. **search** -- ``search_samples`` outputs per input of every pair; for both directions of every
    pair, :func:`dpverify.events.search_events` proposes the best event of each family;
-2. **test** -- the ``finalists`` best candidates (distinct families) are re-counted on ``samples``
+2. **test** -- the ``finalists`` best candidates (at most one per pair and direction, ranked by a
+   score corrected for the optimism of picking the best of many) are re-counted on ``samples``
    *fresh* outputs per input.  For each, Clopper--Pearson bounds at level ``alpha / (2 K)``
    (``K`` finalists: a Bonferroni correction over every event, pair and direction tested) give
    ``eps_LB = ln((p_low - delta) / p_high)``.  With probability at least ``1 - alpha`` every one of
@@ -31,7 +32,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from dpverify.errors import InputError, MechanismError
-from dpverify.events import Candidate, search_events
+from dpverify.events import Candidate, rank_candidates, search_events
 from dpverify.neighbours import Pair, as_pairs
 from dpverify.result import AuditResult, EventTest, Witness
 from dpverify.sampling import (
@@ -233,14 +234,15 @@ def audit(
         n_candidates += scored
         candidates.extend((i, c) for c in found)
 
-    # ---- choose finalists: best scores, one per (pair, family, direction) ---------------------
-    candidates.sort(key=lambda ic: -ic[1].score)
+    # ---- choose finalists: best optimism-corrected scores, one per (pair, direction) ----------
+    ranks = rank_candidates([c for _, c in candidates], search_samples - search_samples // 2, samples, z, delta)
     chosen: list[tuple[int, Candidate]] = []
-    seen_groups: set[tuple[int, str]] = set()
-    for i, c in candidates:
-        if (i, c.group) in seen_groups:
+    seen_groups: set[tuple[int, int]] = set()
+    for r in np.argsort(-ranks, kind="stable"):
+        i, c = candidates[r]
+        if not np.isfinite(ranks[r]) or (i, c.direction) in seen_groups:
             continue
-        seen_groups.add((i, c.group))
+        seen_groups.add((i, c.direction))
         chosen.append((i, c))
         if len(chosen) == finalists:
             break

@@ -8,8 +8,8 @@ Families (``../shared/DESIGN.md``, kind 1; anchors-auditing.md §2.1--2.2):
 
 * **outcome unions** for discrete outputs (integer codes, scalars or rows, and float outputs with
   few distinct values): outcomes sorted by their estimated likelihood ratio, and the prefix unions of
-  that order (the Neyman--Pearson sets of the empirical distributions) -- as StatDP does for
-  categorical outputs;
+  that order (the Neyman--Pearson sets of the empirical distributions) -- StatDP's categorical
+  events;
 * **threshold and interval events** ``{f(o) <= t}``, ``{f(o) >= t}``, ``{a <= f(o) <= b}`` and single
   point masses ``{f(o) = a}`` on a scalar *feature* ``f``: the output itself, each coordinate of a
   vector, its sum / max / min / argmax;
@@ -19,9 +19,12 @@ Families (``../shared/DESIGN.md``, kind 1; anchors-auditing.md §2.1--2.2):
   double (Mironov 2012's attack on textbook floating-point Laplace);
 * ``{o contains NaN}`` when NaN outputs are admitted as outcomes (``nan_policy="outcome"``).
 
-Each candidate is ranked by a *projected* epsilon lower bound: the Wilson bounds the final test would
-give at ``n_test`` samples if the search frequencies were exact, widened by one standard error of the
-search estimate, so that events seen only a few times are not chosen for their noisy ratio.
+The search sample is split in two halves.  Each family's best event is *chosen* on the first half and
+*scored* on the second, so that the ranking of candidates across families, pairs and directions is not
+fooled by events that look good by chance (with thousands of outcomes or atoms, the best-looking one
+on the data that chose it is mostly luck).  The score is a *projected* epsilon lower bound: the
+Wilson bounds the final test would give at ``n_test`` samples if the frequencies were exact, widened
+by one standard error of the search estimate.
 """
 
 from __future__ import annotations
@@ -49,6 +52,7 @@ __all__ = [
     "RowSetEvent",
     "NanEvent",
     "search_events",
+    "rank_candidates",
     "row_keys",
 ]
 
@@ -281,7 +285,11 @@ class NanEvent:
 # ----------------------------------------------------------------------------------------- search
 @dataclass(frozen=True)
 class Candidate:
-    """A searched event for one direction (0: ``x0`` over ``x1``, 1: the reverse) and its score."""
+    """A searched event for one direction (0: ``x0`` over ``x1``, 1: the reverse).
+
+    ``score`` and the counts come from the *scoring half* of the search sample, which played no part
+    in choosing the event.
+    """
 
     event: Event
     direction: int
@@ -293,108 +301,143 @@ class Candidate:
 
 @dataclass
 class _Scorer:
+    """Projected ε lower bound of events seen ``k_num`` / ``k_den`` times in ``n_search`` outputs.
+
+    The Wilson bounds the final test would give at ``n_test`` outputs if the frequencies were exact,
+    widened by ``z_search`` standard errors of the search estimate itself.
+    """
+
     n_search: int
     n_test: int
     z: float
     delta: float
+    z_search: float = 1.0
 
     def __call__(self, k_num: NDArray, k_den: NDArray) -> NDArray[np.float64]:
         p_num = np.asarray(k_num) / self.n_search
         p_den = np.asarray(k_den) / self.n_search
-        # the test's own bounds at n_test, widened by one standard error of the search estimate
-        lo = wilson_lower(p_num, self.n_test, self.z) - np.sqrt(p_num * (1 - p_num) / self.n_search)
-        hi = wilson_upper(p_den, self.n_test, self.z) + np.sqrt(p_den * (1 - p_den) / self.n_search)
+        se_num = np.sqrt(p_num * (1 - p_num) / self.n_search)
+        se_den = np.sqrt(p_den * (1 - p_den) / self.n_search)
+        lo = wilson_lower(p_num, self.n_test, self.z) - self.z_search * se_num
+        hi = wilson_upper(p_den, self.n_test, self.z) + self.z_search * se_den
         return epsilon_lower_bound(np.maximum(lo, 0.0), hi, self.delta)
 
 
-def _best(
-    scorer: _Scorer, k0: NDArray, k1: NDArray, make, group: str, out: list[Candidate]
-) -> int:
-    """Append the best candidate of a family for both directions; return how many were scored."""
-    if len(k0) == 0:
-        return 0
-    for direction, (kn, kd) in enumerate(((k0, k1), (k1, k0))):
-        s = scorer(kn, kd)
-        i = int(np.argmax(s))
-        if np.isfinite(s[i]):
-            out.append(Candidate(make(i), direction, float(s[i]), int(kn[i]), int(kd[i]), f"{group}/d{direction}"))
-    return 2 * len(k0)
+def rank_candidates(
+    candidates: list[Candidate], n_score: int, n_test: int, z: float, delta: float
+) -> NDArray[np.float64]:
+    """Scores for choosing finalists among many candidates, corrected for optimism.
+
+    The largest of ``C`` noisy scores overstates its event by about ``sqrt(2 ln C)`` standard errors,
+    so each candidate's scoring-half counts are widened by that many standard errors.  Events seen
+    often (small standard error) keep their score; rare ones that look good by chance do not.
+    """
+    if not candidates:
+        return np.zeros(0)
+    z_search = math.sqrt(2.0 * math.log(max(len(candidates), 2)))
+    scorer = _Scorer(n_score, n_test, z, delta, z_search)
+    return scorer(np.array([c.count_num for c in candidates]), np.array([c.count_den for c in candidates]))
 
 
-def _grid(pooled_sorted: NDArray[np.float64], size: int) -> NDArray[np.float64]:
-    uniq = np.unique(pooled_sorted)
+@dataclass
+class _Search:
+    """Selection half ``a`` and scoring half ``b`` of the search sample, and the candidates found."""
+
+    select: _Scorer
+    score: _Scorer
+    out: list[Candidate] = field(default_factory=list)
+    scored: int = 0
+
+    def family(self, a0: NDArray, a1: NDArray, b0: NDArray, b1: NDArray, make, group: str) -> None:
+        """Counts of one family of events on both halves: choose on ``a``, score the choice on ``b``."""
+        if len(a0) == 0:
+            return
+        self.scored += 2 * len(a0)
+        for direction, (an, ad, bn, bd) in enumerate(((a0, a1, b0, b1), (a1, a0, b1, b0))):
+            s = self.select(an, ad)
+            i = int(np.argmax(s))
+            if not np.isfinite(s[i]):
+                continue
+            sb = float(self.score(bn[i : i + 1], bd[i : i + 1])[0])
+            if np.isfinite(sb):
+                self.out.append(Candidate(make(i), direction, sb, int(bn[i]), int(bd[i]), f"{group}/d{direction}"))
+
+
+def _grid(values_sorted: NDArray[np.float64], size: int) -> NDArray[np.float64]:
+    uniq = np.unique(values_sorted)
     if len(uniq) <= size:
         return uniq
-    idx = np.linspace(0, len(pooled_sorted) - 1, size).round().astype(np.int64)
-    return np.unique(pooled_sorted[idx])
+    idx = np.linspace(0, len(values_sorted) - 1, size).round().astype(np.int64)
+    return np.unique(values_sorted[idx])
 
 
-def _scalar_feature_candidates(
-    feature: Feature, v0: NDArray, v1: NDArray, scorer: _Scorer, out: list[Candidate]
-) -> int:
-    s0, s1 = np.sort(v0), np.sort(v1)
-    n = len(s0)
-    pooled = np.sort(np.concatenate([s0, s1]))
-    scored = 0
+def _le(s: NDArray, t: NDArray) -> NDArray:
+    return np.searchsorted(s, t, "right")
+
+
+def _ge(s: NDArray, t: NDArray) -> NDArray:
+    return len(s) - np.searchsorted(s, t, "left")
+
+
+def _in(s: NDArray, lo: NDArray, hi: NDArray) -> NDArray:
+    return np.searchsorted(s, hi, "right") - np.searchsorted(s, lo, "left")
+
+
+def _scalar_feature(feature: Feature, halves: tuple[NDArray, NDArray, NDArray, NDArray], search: _Search) -> None:
+    """Threshold, interval and point-mass events on one scalar feature."""
+    a0, a1, b0, b1 = (np.sort(feature(h)) for h in halves)
+    pooled = np.sort(np.concatenate([a0, a1]))
     grid = _grid(pooled, THRESHOLD_GRID)
-    # lower tails {f <= t} and upper tails {f >= t}
-    le0, le1 = np.searchsorted(s0, grid, "right"), np.searchsorted(s1, grid, "right")
-    scored += _best(scorer, le0, le1, lambda i: IntervalEvent(feature, -math.inf, float(grid[i])),
-                    f"{feature.name}:le", out)
-    ge0, ge1 = n - np.searchsorted(s0, grid, "left"), n - np.searchsorted(s1, grid, "left")
-    scored += _best(scorer, ge0, ge1, lambda i: IntervalEvent(feature, float(grid[i]), math.inf),
-                    f"{feature.name}:ge", out)
-    # intervals [a, b] on a coarser grid
+    name = feature.name
+    search.family(_le(a0, grid), _le(a1, grid), _le(b0, grid), _le(b1, grid),
+                  lambda i: IntervalEvent(feature, -math.inf, float(grid[i])), f"{name}:le")
+    search.family(_ge(a0, grid), _ge(a1, grid), _ge(b0, grid), _ge(b1, grid),
+                  lambda i: IntervalEvent(feature, float(grid[i]), math.inf), f"{name}:ge")
     g = _grid(pooled, INTERVAL_GRID)
-    a_idx, b_idx = np.triu_indices(len(g), k=1)
-    if len(a_idx):
-        lo0, hi0 = np.searchsorted(s0, g, "left"), np.searchsorted(s0, g, "right")
-        lo1, hi1 = np.searchsorted(s1, g, "left"), np.searchsorted(s1, g, "right")
-        k0 = hi0[b_idx] - lo0[a_idx]
-        k1 = hi1[b_idx] - lo1[a_idx]
-        scored += _best(scorer, k0, k1,
-                        lambda i: IntervalEvent(feature, float(g[a_idx[i]]), float(g[b_idx[i]])),
-                        f"{feature.name}:interval", out)
-    # point masses: values seen at least twice in the pooled sample
+    ia, ib = np.triu_indices(len(g), k=1)
+    if len(ia):
+        lo, hi = g[ia], g[ib]
+        search.family(_in(a0, lo, hi), _in(a1, lo, hi), _in(b0, lo, hi), _in(b1, lo, hi),
+                      lambda i: IntervalEvent(feature, float(lo[i]), float(hi[i])), f"{name}:interval")
     uniq, counts = np.unique(pooled, return_counts=True)
-    atoms = uniq[counts >= 2]
+    atoms = uniq[counts >= 2]  # point masses: values repeated in the selection half
     if 0 < len(atoms) <= 10_000:
-        k0 = np.searchsorted(s0, atoms, "right") - np.searchsorted(s0, atoms, "left")
-        k1 = np.searchsorted(s1, atoms, "right") - np.searchsorted(s1, atoms, "left")
-        scored += _best(scorer, k0, k1, lambda i: ValueSetEvent(feature, (float(atoms[i]),)),
-                        f"{feature.name}:atom", out)
-    return scored
+        search.family(_in(a0, atoms, atoms), _in(a1, atoms, atoms), _in(b0, atoms, atoms), _in(b1, atoms, atoms),
+                      lambda i: ValueSetEvent(feature, (float(atoms[i]),)), f"{name}:atom")
 
 
-def _outcome_union_candidates(o0: NDArray, o1: NDArray, scorer: _Scorer, out: list[Candidate]) -> int:
-    """Prefix unions of outcomes ordered by likelihood ratio (both directions)."""
-    n = len(o0)
-    pooled_rows = np.concatenate([o0, o1]).reshape(2 * n, -1)
-    keys = row_keys(pooled_rows)
-    _, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
+def _outcome_unions(halves: tuple[NDArray, NDArray, NDArray, NDArray], search: _Search) -> None:
+    """Prefix unions of outcomes ordered by likelihood ratio.
+
+    The order is estimated on the selection half; the prefix length is chosen on the scoring half
+    (a one-dimensional choice along a nested family, so its optimism is small).  Ordering and scoring
+    on the same counts would pick unions of outcomes whose counts are high by chance.
+    """
+    a0, a1, b0, b1 = halves
+    sizes = [len(h) for h in halves]
+    rows = np.concatenate(halves).reshape(sum(sizes), -1)
+    _, first, inverse = np.unique(row_keys(rows), return_index=True, return_inverse=True)
     m = len(first)
-    c0 = np.bincount(inverse[:n], minlength=m)
-    c1 = np.bincount(inverse[n:], minlength=m)
-    rows = pooled_rows[first]
-    scored = 0
-    for direction, (cn, cd) in enumerate(((c0, c1), (c1, c0))):
-        order = np.argsort(-(cn + 0.5) / (cd + 0.5), kind="stable")
-        kn, kd = np.cumsum(cn[order]), np.cumsum(cd[order])
-        s = scorer(kn, kd)
+    bounds = np.cumsum([0] + sizes)
+    c = [np.bincount(inverse[bounds[j] : bounds[j + 1]], minlength=m) for j in range(4)]
+    outcomes = rows[first]
+    search.scored += 2 * m
+    for direction, (an, ad, bn, bd) in enumerate(((c[0], c[1], c[2], c[3]), (c[1], c[0], c[3], c[2]))):
+        order = np.argsort(-(an + 0.5) / (ad + 0.5), kind="stable")
+        kn, kd = np.cumsum(bn[order]), np.cumsum(bd[order])
+        s = search.score(kn, kd)
         i = int(np.argmax(s))
-        scored += m
         if np.isfinite(s[i]):
-            chosen = rows[np.sort(order[: i + 1])]
-            ev = RowSetEvent(chosen.reshape((i + 1,) + o0.shape[1:]), str(o0.dtype))
-            out.append(Candidate(ev, direction, float(s[i]), int(kn[i]), int(kd[i]), f"outcomes/d{direction}"))
-    return scored
+            chosen = outcomes[np.sort(order[: i + 1])].reshape((i + 1,) + a0.shape[1:])
+            search.out.append(Candidate(RowSetEvent(chosen, str(a0.dtype)), direction, float(s[i]),
+                                        int(kn[i]), int(kd[i]), f"outcomes/d{direction}"))
 
 
 def _learned_score(o0: NDArray, o1: NDArray, rng: np.random.Generator) -> LinearScore | None:
     """Fit a logistic regression telling ``x0``'s outputs from ``x1``'s (DP-Sniper's attack model)."""
     from sklearn.linear_model import LogisticRegression
 
-    X = np.concatenate([o0, o1]).astype(np.float64).reshape(2 * len(o0), -1)
+    X = np.concatenate([o0, o1]).astype(np.float64).reshape(len(o0) + len(o1), -1)
     X = np.where(np.isfinite(X), X, np.where(np.isnan(X), 0.0, np.sign(X) * 1e300))
     y = np.r_[np.zeros(len(o0)), np.ones(len(o1))]
     if len(X) > 2 * LR_FIT_SAMPLES:
@@ -423,19 +466,20 @@ def search_events(
 ) -> tuple[list[Candidate], int, str]:
     """Search events telling ``o0`` (outputs on ``x0``) from ``o1``, in both directions.
 
-    Returns the best candidate of every family and direction, the number of events scored and the
-    output kind detected (``"discrete"``, ``"scalar"``, ``"vector"``).
+    The outputs (i.i.d.) are split in a selection half and a scoring half.  Returns the best
+    candidate of every family and direction with its scoring-half score, the number of events
+    considered and the output kind detected (``"discrete"``, ``"scalar"``, ``"vector"``).
     """
     n = len(o0)
-    scorer = _Scorer(n, n_test, z, delta)
-    cands: list[Candidate] = []
-    scored = 0
+    h = n // 2
+    halves = (o0[:h], o1[:h], o0[h:], o1[h:])
+    search = _Search(_Scorer(h, n_test, z, delta), _Scorer(n - h, n_test, z, delta))
     discrete_dtype = o0.dtype.kind in "biu"
-    n_unique = len(np.unique(row_keys(np.concatenate([o0, o1]))))
-    few_outcomes = n_unique <= max(2, (2 * n) // 20)
-    if discrete_dtype or few_outcomes:
-        if few_outcomes:
-            scored += _outcome_union_candidates(o0, o1, scorer, cands)
+    probe = min(h, 20_000)
+    n_unique = len(np.unique(row_keys(np.concatenate([o0[:probe], o1[:probe]]))))
+    few_outcomes = n_unique <= max(2, (2 * probe) // 20)
+    if few_outcomes:
+        _outcome_unions(halves, search)
     kind = "discrete" if discrete_dtype or few_outcomes else ("scalar" if o0.ndim == 1 else "vector")
     if o0.ndim == 1:
         features: list[Feature] = [Identity()]
@@ -447,14 +491,14 @@ def search_events(
         features += [Statistic("sum"), Statistic("max"), Statistic("min"), Statistic("argmax")]
         if float_bits and o0.dtype.kind == "f":
             features += [LowBit(j) for j in range(min(k, MAX_COLUMNS))]
-        if not few_outcomes:
-            learned = _learned_score(o0, o1, rng)
+        if n_unique > 2:
+            learned = _learned_score(halves[0], halves[1], rng)
             if learned is not None:
                 features.append(learned)
     for f in features:
-        scored += _scalar_feature_candidates(f, f(o0), f(o1), scorer, cands)
+        _scalar_feature(f, halves, search)
     if nan_outcome and o0.dtype.kind == "f":
         ev = NanEvent()
-        k0, k1 = np.array([ev.contains(o0).sum()]), np.array([ev.contains(o1).sum()])
-        scored += _best(scorer, k0, k1, lambda i: ev, "nan", cands)
-    return cands, scored, kind
+        k = [np.array([int(ev.contains(x).sum())]) for x in halves]
+        search.family(k[0], k[1], k[2], k[3], lambda i: ev, "nan")
+    return search.out, search.scored, kind
