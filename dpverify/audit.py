@@ -42,8 +42,8 @@ from dpverify.sampling import (
     Signature,
     Task,
     batch_sizes,
+    WorkerPool,
     resolve_workers,
-    run_tasks,
 )
 from dpverify.stats import (
     clopper_pearson_lower,
@@ -93,7 +93,7 @@ def _root_entropy(seed: int | np.random.SeedSequence | None) -> int:
     return int(np.random.SeedSequence().entropy)
 
 
-def _sample_all(
+def _sample(
     mechanism: Mechanism,
     pairs: Sequence[Pair],
     pair_indices: Sequence[int],
@@ -102,11 +102,15 @@ def _sample_all(
     entropy: int,
     phase: int,
     nan_policy: str,
-    workers: int,
+    pool: WorkerPool,
     events: dict[int, tuple[Any, ...]] | None,
-    notes: list[str],
-) -> tuple[dict[tuple[int, int], Any], Signature, int]:
-    """Draw ``n`` outputs per input of the given pairs; concatenate (search) or sum counts (test)."""
+    expected: Signature | None,
+) -> tuple[dict[tuple[int, int], Any], Signature]:
+    """Draw ``n`` outputs per input of the given pairs; concatenate (search) or sum counts (test).
+
+    Every output must have the signature (trailing shape, dtype) of the first one seen, or of
+    ``expected`` when given.
+    """
     tasks: list[Task] = []
     for i in pair_indices:
         p = pairs[i]
@@ -116,28 +120,22 @@ def _sample_all(
                     Task(mechanism, x, m, entropy, phase, i, side, b, p.label, nan_policy,
                          None if events is None else events[i])
                 )
-    results, used, note = run_tasks(tasks, workers)
-    if note and note not in notes:
-        notes.append(note)
-    signature: Signature | None = None
-    first_where = ""
+    signature, first_where = expected, "the earlier pairs"
     grouped: dict[tuple[int, int], list[Any]] = defaultdict(list)
-    for task, (value, sig) in zip(tasks, results):
+    for task, (value, sig) in zip(tasks, pool.run(tasks)):
         if signature is None:
             signature, first_where = sig, task.where()
         elif sig != signature:
             raise MechanismError(
                 f"the mechanism returned {sig.describe()} on {task.where()} but {signature.describe()} "
-                f"on {first_where}; both inputs of a pair must give outputs of the same shape and dtype "
+                f"on {first_where}; every input must give outputs of the same shape and dtype "
                 "(pad or encode variable-length outputs)"
             )
         grouped[(task.pair_index, task.side)].append(value)
     assert signature is not None
     if events is None:
-        merged = {k: np.concatenate(v) for k, v in grouped.items()}
-    else:
-        merged = {k: np.sum(v, axis=0) for k, v in grouped.items()}
-    return merged, signature, used
+        return {k: np.concatenate(v) for k, v in grouped.items()}, signature
+    return {k: np.sum(v, axis=0) for k, v in grouped.items()}, signature
 
 
 def audit(
@@ -212,70 +210,69 @@ def audit(
     entropy = _root_entropy(seed)
     n_workers = resolve_workers(workers)
     notes: list[str] = []
-
-    # ---- phase 1: search -------------------------------------------------------------------
-    all_idx = list(range(len(pair_list)))
-    outputs, signature, used = _sample_all(
-        mechanism, pair_list, all_idx, search_samples, batch_size, entropy, SEARCH_PHASE,
-        nan_policy, n_workers, None, notes,
-    )
-    z = normal_quantile(alpha / (2 * finalists))
-    event_rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence(entropy, spawn_key=(2,))))
-    candidates: list[tuple[int, Candidate]] = []
-    n_candidates = 0
-    kinds: set[str] = set()
-    for i in all_idx:
-        o0, o1 = outputs.pop((i, 0)), outputs.pop((i, 1))
-        found, scored, kind = search_events(
-            o0, o1, n_test=samples, z=z, delta=delta, float_bits=float_bits,
-            nan_outcome=nan_policy == "outcome", rng=event_rng,
-        )
-        kinds.add(kind)
-        n_candidates += scored
-        candidates.extend((i, c) for c in found)
-
-    # ---- choose finalists: best optimism-corrected scores, one per (pair, direction) ----------
-    ranks = rank_candidates([c for _, c in candidates], search_samples - search_samples // 2, samples, z, delta)
-    chosen: list[tuple[int, Candidate]] = []
-    seen_groups: set[tuple[int, int]] = set()
-    for r in np.argsort(-ranks, kind="stable"):
-        i, c = candidates[r]
-        if not np.isfinite(ranks[r]) or (i, c.direction) in seen_groups:
-            continue
-        seen_groups.add((i, c.direction))
-        chosen.append((i, c))
-        if len(chosen) == finalists:
-            break
-
-    # ---- phase 2: fresh samples ---------------------------------------------------------------
-    tests: list[EventTest] = []
-    if chosen:
-        by_pair: dict[int, list[Candidate]] = defaultdict(list)
-        for i, c in chosen:
-            by_pair[i].append(c)
-        events = {i: tuple(c.event for c in cs) for i, cs in by_pair.items()}
-        counts, sig2, used2 = _sample_all(
-            mechanism, pair_list, sorted(by_pair), samples, batch_size, entropy, TEST_PHASE,
-            nan_policy, n_workers, events, notes,
-        )
-        used = max(used, used2)
-        if sig2 != signature:
-            raise MechanismError(
-                f"the mechanism returned {sig2.describe()} in the test phase but "
-                f"{signature.describe()} in the search phase"
+    with WorkerPool(n_workers) as pool:
+        # ---- phase 1: search, one pair at a time (memory: two search samples at once) ---------
+        z = normal_quantile(alpha / (2 * finalists))
+        event_rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence(entropy, spawn_key=(2,))))
+        candidates: list[tuple[int, Candidate]] = []
+        n_candidates = 0
+        kinds: set[str] = set()
+        signature: Signature | None = None
+        for i in range(len(pair_list)):
+            outputs, signature = _sample(
+                mechanism, pair_list, [i], search_samples, batch_size, entropy, SEARCH_PHASE,
+                nan_policy, pool, None, signature,
             )
-        level = alpha / (2 * len(chosen))
-        for i, cs in by_pair.items():
-            for j, c in enumerate(cs):
-                k0, k1 = int(counts[(i, 0)][j]), int(counts[(i, 1)][j])
-                k_num, k_den = (k0, k1) if c.direction == 0 else (k1, k0)
-                p_low = float(clopper_pearson_lower(k_num, samples, level))
-                p_high = float(clopper_pearson_upper(k_den, samples, level))
-                lb = float(epsilon_lower_bound(p_low, p_high, delta))
-                tests.append(EventTest(i, pair_list[i].label, c.direction, c.event.description,
-                                       k_num, k_den, samples, p_low, p_high, lb, c.score))
-    else:
-        notes.append("no event separated the outputs of any pair on the search sample")
+            found, scored, kind = search_events(
+                outputs[(i, 0)], outputs[(i, 1)], n_test=samples, z=z, delta=delta,
+                float_bits=float_bits, nan_outcome=nan_policy == "outcome", rng=event_rng,
+            )
+            del outputs
+            kinds.add(kind)
+            n_candidates += scored
+            candidates.extend((i, c) for c in found)
+
+        # ---- choose finalists: best optimism-corrected scores, one per (pair, direction) ------
+        ranks = rank_candidates(
+            [c for _, c in candidates], search_samples - search_samples // 2, samples, z, delta
+        )
+        chosen: list[tuple[int, Candidate]] = []
+        seen_groups: set[tuple[int, int]] = set()
+        for r in np.argsort(-ranks, kind="stable"):
+            i, c = candidates[r]
+            if not np.isfinite(ranks[r]) or (i, c.direction) in seen_groups:
+                continue
+            seen_groups.add((i, c.direction))
+            chosen.append((i, c))
+            if len(chosen) == finalists:
+                break
+
+        # ---- phase 2: fresh samples -----------------------------------------------------------
+        tests: list[EventTest] = []
+        if chosen:
+            by_pair: dict[int, list[Candidate]] = defaultdict(list)
+            for i, c in chosen:
+                by_pair[i].append(c)
+            events = {i: tuple(c.event for c in cs) for i, cs in by_pair.items()}
+            counts, _ = _sample(
+                mechanism, pair_list, sorted(by_pair), samples, batch_size, entropy, TEST_PHASE,
+                nan_policy, pool, events, signature,
+            )
+            level = alpha / (2 * len(chosen))
+            for i, cs in by_pair.items():
+                for j, c in enumerate(cs):
+                    k0, k1 = int(counts[(i, 0)][j]), int(counts[(i, 1)][j])
+                    k_num, k_den = (k0, k1) if c.direction == 0 else (k1, k0)
+                    p_low = float(clopper_pearson_lower(k_num, samples, level))
+                    p_high = float(clopper_pearson_upper(k_den, samples, level))
+                    lb = float(epsilon_lower_bound(p_low, p_high, delta))
+                    tests.append(EventTest(i, pair_list[i].label, c.direction, c.event.description,
+                                           k_num, k_den, samples, p_low, p_high, lb, c.score))
+        else:
+            notes.append("no event separated the outputs of any pair on the search sample")
+        used = pool.used
+        if pool.note:
+            notes.append(pool.note)
     tests.sort(key=lambda t: -t.epsilon_lower_bound)
     best = tests[0] if tests and tests[0].epsilon_lower_bound > 0 else None
     if tests and best is None:

@@ -384,23 +384,32 @@ def _in(s: NDArray, lo: NDArray, hi: NDArray) -> NDArray:
 
 
 def _scalar_feature(feature: Feature, halves: tuple[NDArray, NDArray, NDArray, NDArray], search: _Search) -> None:
-    """Threshold, interval and point-mass events on one scalar feature."""
+    """Threshold, interval and point-mass events on one scalar feature.
+
+    Grids of thresholds are quantiles of the *continuous part* of the selection half plus its point
+    masses (values seen twice or more): a large point mass (e.g. a 0 standing for "not released")
+    would otherwise absorb most quantiles and leave the tails without thresholds.
+    """
     a0, a1, b0, b1 = (np.sort(feature(h)) for h in halves)
     pooled = np.sort(np.concatenate([a0, a1]))
-    grid = _grid(pooled, THRESHOLD_GRID)
+    uniq, counts = np.unique(pooled, return_counts=True)
+    atoms = uniq[counts >= 2]
+    if 0 < len(atoms) < len(uniq):
+        continuous = pooled[~np.isin(pooled, atoms)]
+        grid = np.union1d(_grid(continuous, THRESHOLD_GRID), atoms[:THRESHOLD_GRID])
+        g = np.union1d(_grid(continuous, INTERVAL_GRID), atoms[:INTERVAL_GRID // 4])
+    else:
+        grid, g = _grid(pooled, THRESHOLD_GRID), _grid(pooled, INTERVAL_GRID)
     name = feature.name
     search.family(_le(a0, grid), _le(a1, grid), _le(b0, grid), _le(b1, grid),
                   lambda i: IntervalEvent(feature, -math.inf, float(grid[i])), f"{name}:le")
     search.family(_ge(a0, grid), _ge(a1, grid), _ge(b0, grid), _ge(b1, grid),
                   lambda i: IntervalEvent(feature, float(grid[i]), math.inf), f"{name}:ge")
-    g = _grid(pooled, INTERVAL_GRID)
     ia, ib = np.triu_indices(len(g), k=1)
     if len(ia):
         lo, hi = g[ia], g[ib]
         search.family(_in(a0, lo, hi), _in(a1, lo, hi), _in(b0, lo, hi), _in(b1, lo, hi),
                       lambda i: IntervalEvent(feature, float(lo[i]), float(hi[i])), f"{name}:interval")
-    uniq, counts = np.unique(pooled, return_counts=True)
-    atoms = uniq[counts >= 2]  # point masses: values repeated in the selection half
     if 0 < len(atoms) <= 10_000:
         search.family(_in(a0, atoms, atoms), _in(a1, atoms, atoms), _in(b0, atoms, atoms), _in(b1, atoms, atoms),
                       lambda i: ValueSetEvent(feature, (float(atoms[i]),)), f"{name}:atom")

@@ -124,19 +124,44 @@ def resolve_workers(workers: int | None) -> int:
     return int(workers)
 
 
-def run_tasks(tasks: Sequence[Task], workers: int) -> tuple[list[tuple[Any, Signature]], int, str | None]:
-    """Run tasks in order; returns results, the number of workers used and a note if it fell back."""
-    if workers <= 1 or len(tasks) <= 1:
-        return [run_task(t) for t in tasks], 1, None
-    try:
-        pickle.dumps(tasks[0])
-    except Exception as exc:
-        note = (
-            f"the mechanism or its input cannot be pickled ({type(exc).__name__}); sampled in one "
-            "process -- define it at module level to use several workers"
-        )
-        return [run_task(t) for t in tasks], 1, note
-    used = min(workers, len(tasks))
-    with ProcessPoolExecutor(max_workers=used) as pool:
-        results = list(pool.map(run_task, tasks, chunksize=max(1, math.ceil(len(tasks) / (4 * used)))))
-    return results, used, None
+class WorkerPool:
+    """A process pool created on first use and reused for every batch of an audit.
+
+    Falls back to the calling process (and says so in ``note``) when the tasks cannot be pickled,
+    e.g. a lambda or a closure as the mechanism.
+    """
+
+    def __init__(self, workers: int) -> None:
+        self.workers = workers
+        self.used = 1
+        self.note: str | None = None
+        self._pool: ProcessPoolExecutor | None = None
+
+    def run(self, tasks: Sequence[Task]) -> list[tuple[Any, Signature]]:
+        """Run tasks; results in task order (so they do not depend on the number of workers)."""
+        if self.workers <= 1 or len(tasks) <= 1 or self.note is not None:
+            return [run_task(t) for t in tasks]
+        if self._pool is None:
+            try:
+                pickle.dumps(tasks[0])
+            except Exception as exc:
+                self.note = (
+                    f"the mechanism or its input cannot be pickled ({type(exc).__name__}); sampled in "
+                    "one process -- define it at module level to use several workers"
+                )
+                return [run_task(t) for t in tasks]
+            self._pool = ProcessPoolExecutor(max_workers=self.workers)
+        self.used = max(self.used, min(self.workers, len(tasks)))
+        chunk = max(1, math.ceil(len(tasks) / (4 * self.workers)))
+        return list(self._pool.map(run_task, tasks, chunksize=chunk))
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(cancel_futures=True)
+            self._pool = None
+
+    def __enter__(self) -> "WorkerPool":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
