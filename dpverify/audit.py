@@ -238,9 +238,13 @@ def audit(
         )
         chosen: list[tuple[int, Candidate]] = []
         seen_groups: set[tuple[int, int]] = set()
-        for r in np.argsort(-ranks, kind="stable"):
+        order = np.argsort(-ranks, kind="stable")
+        for r in order:
             i, c = candidates[r]
-            if not np.isfinite(ranks[r]) or (i, c.direction) in seen_groups:
+            # a projected bound <= 0 cannot show a violation but would cost Bonferroni budget;
+            # only the best candidate is tested when no candidate is positive
+            useless = ranks[r] <= 0 and r != order[0]
+            if not np.isfinite(ranks[r]) or useless or (i, c.direction) in seen_groups:
                 continue
             seen_groups.add((i, c.direction))
             chosen.append((i, c))
