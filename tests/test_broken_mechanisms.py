@@ -21,6 +21,7 @@ from scipy import integrate, stats
 from scipy.optimize import brentq
 from scipy.special import logsumexp
 
+from distribution_checks import chisquare_p, ks_p, laplace_logcdf, svt_pattern_log_probability, valid_patterns, pattern_index
 from algorithms.broken import (
     BudgetSpentTwice,
     ExponentialMechanismNoHalf,
@@ -44,78 +45,6 @@ from algorithms.broken import (
 from algorithms.classic import ClippedSum
 
 P_MIN = 1e-4  # false-failure level of each goodness-of-fit assertion
-
-
-def chisquare_p(samples: np.ndarray, support: np.ndarray, probs: np.ndarray) -> float:
-    """Chi-square p-value of integer ``samples`` against ``probs`` on ``support`` (cells < 5 pooled)."""
-    samples = np.asarray(samples).reshape(-1)
-    assert np.isin(samples, support).all(), "sample outside the documented support"
-    observed = np.bincount(np.searchsorted(support, samples), minlength=support.size).astype(float)
-    expected = probs * samples.size
-    small = expected < 5
-    if small.any():
-        observed = np.append(observed[~small], observed[small].sum())
-        expected = np.append(expected[~small], expected[small].sum())
-        if expected[-1] == 0:
-            observed, expected = observed[:-1], expected[:-1]
-    expected = expected * observed.sum() / expected.sum()
-    return float(stats.chisquare(observed, expected).pvalue)
-
-
-def ks_p(samples: np.ndarray, cdf: Callable[[np.ndarray], np.ndarray] | str, *args: Any) -> float:
-    return float(stats.kstest(np.asarray(samples).reshape(-1), cdf, args=args).pvalue)
-
-
-def laplace_logcdf(t: float, scale: float) -> float:
-    z = t / scale
-    return z - math.log(2.0) if z < 0 else math.log1p(-0.5 * math.exp(-z))
-
-
-def svt_pattern_log_probability(
-    pattern: tuple[int, ...], q: np.ndarray, threshold: float, rho_scale: float, nu_scale: float
-) -> float:
-    """log ∫ f_ρ(r) Π_j g_j(r) dr with g = F_ν(T + r − q_j) (⊥), 1 − F_ν (⊤), 1 (not answered)."""
-    qs = [float(v) for v in q]
-    log_norm = -math.log(2.0 * rho_scale)
-
-    def integrand(r: float) -> float:
-        log_value = log_norm - abs(r) / rho_scale
-        for code, qj in zip(pattern, qs):
-            if code == 0:
-                log_value += laplace_logcdf(threshold + r - qj, nu_scale)
-            elif code == 1:
-                log_value += laplace_logcdf(qj - threshold - r, nu_scale)
-        return math.exp(log_value)
-
-    points = sorted({qj - threshold for qj in qs} | {0.0})
-    value, _ = integrate.quad(
-        integrand, -80 * rho_scale, 80 * rho_scale, points=points, limit=500, epsabs=0.0, epsrel=1e-10
-    )
-    return math.log(value)
-
-
-def valid_patterns(k: int, cutoff: int | None) -> list[tuple[int, ...]]:
-    patterns = set()
-    for bits in itertools.product([0, 1], repeat=k):
-        codes, count = [], 0
-        for b in bits:
-            if cutoff is not None and count >= cutoff:
-                codes.append(-1)
-            else:
-                codes.append(b)
-                count += b
-        patterns.add(tuple(codes))
-    return sorted(patterns)
-
-
-def pattern_index(codes: np.ndarray, patterns: list[tuple[int, ...]]) -> np.ndarray:
-    weights = 3 ** np.arange(codes.shape[1])
-    keys = (codes.astype(np.int64) + 1) @ weights
-    pattern_keys = (np.array(patterns, dtype=np.int64) + 1) @ weights
-    order = np.argsort(pattern_keys)
-    position = np.searchsorted(pattern_keys[order], keys)
-    assert np.all(pattern_keys[order][np.minimum(position, len(patterns) - 1)] == keys), "invalid pattern"
-    return order[position]
 
 
 # ---------------------------------------------------------------------------------------------

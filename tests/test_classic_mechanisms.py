@@ -19,6 +19,7 @@ import pytest
 from scipy import integrate, stats
 from scipy.special import logsumexp
 
+from distribution_checks import chisquare_p, ks_p, laplace_logcdf, svt_pattern_log_probability, valid_patterns, pattern_index
 from algorithms.classic import (
     ClippedSum,
     ExponentialMechanism,
@@ -39,30 +40,6 @@ from algorithms.classic import (
 from algorithms.classic.gaussian import analytic_gaussian_sigma, classic_gaussian_sigma
 
 P_MIN = 1e-4  # false-failure level of each goodness-of-fit assertion
-
-
-def chisquare_p(samples: np.ndarray, support: np.ndarray, probs: np.ndarray) -> float:
-    """Chi-square p-value of integer ``samples`` against ``probs`` on ``support``.
-
-    Values outside ``support`` fail immediately; cells with expected count < 5 are pooled.
-    """
-    samples = np.asarray(samples).reshape(-1)
-    assert np.isin(samples, support).all(), "sample outside the documented support"
-    index = np.searchsorted(support, samples)
-    observed = np.bincount(index, minlength=support.size).astype(float)
-    expected = probs * samples.size
-    small = expected < 5
-    if small.any():
-        observed = np.append(observed[~small], observed[small].sum())
-        expected = np.append(expected[~small], expected[small].sum())
-        if expected[-1] == 0:
-            observed, expected = observed[:-1], expected[:-1]
-    expected = expected * observed.sum() / expected.sum()
-    return float(stats.chisquare(observed, expected).pvalue)
-
-
-def ks_p(samples: np.ndarray, cdf: Callable[[np.ndarray], np.ndarray] | str, *args: Any) -> float:
-    return float(stats.kstest(np.asarray(samples).reshape(-1), cdf, args=args).pvalue)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -387,62 +364,6 @@ def test_histogram_distribution() -> None:
 
 
 # --- sparse vector ---------------------------------------------------------------------------
-
-
-def valid_patterns(k: int, cutoff: int | None) -> list[tuple[int, ...]]:
-    patterns = []
-    for bits in itertools.product([0, 1], repeat=k):
-        codes, count = [], 0
-        for b in bits:
-            if cutoff is not None and count >= cutoff:
-                codes.append(-1)
-            else:
-                codes.append(b)
-                count += b
-        patterns.append(tuple(codes))
-    return sorted(set(patterns))
-
-
-def laplace_logcdf(t: float, scale: float) -> float:
-    z = t / scale
-    return z - math.log(2.0) if z < 0 else math.log1p(-0.5 * math.exp(-z))
-
-
-def svt_pattern_log_probability(
-    pattern: tuple[int, ...], q: np.ndarray, threshold: float, rho_scale: float, nu_scale: float
-) -> float:
-    """log P(pattern) = log ∫ f_ρ(r) Π_j g_j(r) dr, g = F_ν(T + r − q_j) for ⊥, 1 − F_ν for ⊤.
-
-    Written with plain ``math`` (not scipy.stats) so that quadrature stays fast.
-    """
-    qs = [float(v) for v in q]
-    log_norm = -math.log(2.0 * rho_scale)
-
-    def integrand(r: float) -> float:
-        log_value = log_norm - abs(r) / rho_scale
-        for code, qj in zip(pattern, qs):
-            if code == 0:
-                log_value += laplace_logcdf(threshold + r - qj, nu_scale)
-            elif code == 1:  # 1 − F(t) = F(−t) by symmetry
-                log_value += laplace_logcdf(qj - threshold - r, nu_scale)
-        return math.exp(log_value)
-
-    points = sorted({qj - threshold for qj in qs} | {0.0})
-    value, _ = integrate.quad(
-        integrand, -80 * rho_scale, 80 * rho_scale, points=points, limit=500, epsabs=0.0, epsrel=1e-10
-    )
-    return math.log(value)
-
-
-def pattern_index(codes: np.ndarray, patterns: list[tuple[int, ...]]) -> np.ndarray:
-    """Index of each row of ``codes`` in ``patterns`` (rows encoded in base 3, vectorised)."""
-    weights = 3 ** np.arange(codes.shape[1])
-    keys = (codes.astype(np.int64) + 1) @ weights
-    pattern_keys = (np.array(patterns, dtype=np.int64) + 1) @ weights
-    order = np.argsort(pattern_keys)
-    position = np.searchsorted(pattern_keys[order], keys)
-    assert np.all(pattern_keys[order][np.minimum(position, len(patterns) - 1)] == keys), "invalid pattern"
-    return order[position]
 
 
 @pytest.mark.parametrize("cutoff", [1, 2])
