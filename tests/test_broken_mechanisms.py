@@ -9,7 +9,6 @@ seed and asserts ``p > 1e-4``: under the documented law each assertion fails for
 from __future__ import annotations
 
 import dataclasses
-import itertools
 import math
 import pickle
 from collections.abc import Callable

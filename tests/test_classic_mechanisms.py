@@ -8,7 +8,6 @@ false-failure level per test); with the fixed seeds the outcome is deterministic
 from __future__ import annotations
 
 import dataclasses
-import itertools
 import math
 import pickle
 from collections.abc import Callable
@@ -19,7 +18,7 @@ import pytest
 from scipy import integrate, stats
 from scipy.special import logsumexp
 
-from distribution_checks import chisquare_p, ks_p, laplace_logcdf, svt_pattern_log_probability, valid_patterns, pattern_index
+from distribution_checks import chisquare_p, ks_p, svt_pattern_log_probability, valid_patterns, pattern_index
 from algorithms.classic import (
     ClippedSum,
     ExponentialMechanism,

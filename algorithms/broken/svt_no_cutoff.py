@@ -20,27 +20,15 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import ClassVar
 
-import numpy as np
-
-from algorithms.classic._validation import check_epsilon, check_finite, check_n
-from algorithms.classic.sparse_vector import as_queries, run_sparse_vector
+from algorithms.classic.sparse_vector import SparseVectorBase
 
 __all__ = ["SVTNoCutoff"]
 
 
 @dataclass(frozen=True)
-class SVTNoCutoff:
+class SVTNoCutoff(SparseVectorBase):
     """Lyu Alg. 6: ρ ~ Lap(2/ε), ν_i ~ Lap(2/ε), answers every query. Output int8 ``(n, k)``."""
-
-    epsilon: float
-    threshold: float
-    delta: ClassVar[float] = 0.0
-
-    def __post_init__(self) -> None:
-        check_epsilon(self.epsilon)
-        check_finite("threshold", self.threshold)
 
     @property
     def threshold_scale(self) -> float:
@@ -51,17 +39,6 @@ class SVTNoCutoff:
     def query_scale(self) -> float:
         """Scale ``Δ/ε2`` of ν_i, ``ε2 = ε/2`` (no factor c: there is no cutoff)."""
         return 2.0 / float(self.epsilon)
-
-    def __call__(self, x: np.ndarray, n: int, rng: np.random.Generator) -> np.ndarray:
-        return run_sparse_vector(
-            as_queries(x),
-            check_n(n),
-            rng,
-            threshold=float(self.threshold),
-            threshold_scale=self.threshold_scale,
-            query_scale=self.query_scale,
-            cutoff=None,
-        )
 
     def true_epsilon(self) -> float:
         """∞ (supremum over query lists; for k queries the loss is finite but grows with k)."""

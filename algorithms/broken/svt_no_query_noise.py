@@ -15,43 +15,25 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import ClassVar
 
-import numpy as np
-
-from algorithms.classic._validation import check_epsilon, check_finite, check_n
-from algorithms.classic.sparse_vector import as_queries, run_sparse_vector
+from algorithms.classic.sparse_vector import SparseVectorBase
 
 __all__ = ["SVTNoQueryNoise"]
 
 
 @dataclass(frozen=True)
-class SVTNoQueryNoise:
+class SVTNoQueryNoise(SparseVectorBase):
     """Lyu Alg. 5: ρ ~ Lap(2/ε), no query noise, no cutoff. Output int8 ``(n, k)``."""
-
-    epsilon: float
-    threshold: float
-    delta: ClassVar[float] = 0.0
-
-    def __post_init__(self) -> None:
-        check_epsilon(self.epsilon)
-        check_finite("threshold", self.threshold)
 
     @property
     def threshold_scale(self) -> float:
         """Scale ``Δ/ε1`` of ρ, ``ε1 = ε/2``."""
         return 2.0 / float(self.epsilon)
 
-    def __call__(self, x: np.ndarray, n: int, rng: np.random.Generator) -> np.ndarray:
-        return run_sparse_vector(
-            as_queries(x),
-            check_n(n),
-            rng,
-            threshold=float(self.threshold),
-            threshold_scale=self.threshold_scale,
-            query_scale=None,
-            cutoff=None,
-        )
+    @property
+    def query_scale(self) -> None:
+        """No query noise (the bug)."""
+        return None
 
     def true_epsilon(self) -> float:
         """∞ (an output pattern possible on one input is impossible on a neighbour)."""

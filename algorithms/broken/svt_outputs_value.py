@@ -25,27 +25,17 @@ import math
 from dataclasses import dataclass
 from typing import ClassVar
 
-import numpy as np
-
-from algorithms.classic._validation import check_epsilon, check_finite, check_n, check_positive_int
-from algorithms.classic.sparse_vector import as_queries, run_sparse_vector
+from algorithms.classic.sparse_vector import SparseVectorBase
 
 __all__ = ["SVTOutputsValue"]
 
 
 @dataclass(frozen=True)
-class SVTOutputsValue:
+class SVTOutputsValue(SparseVectorBase):
     """Lyu Alg. 3: ρ ~ Lap(2/ε), ν_i ~ Lap(2c/ε), releases ``q_i + ν_i`` for ⊤. Output float64 (n, 2k)."""
 
-    epsilon: float
-    threshold: float
     cutoff: int = 1
-    delta: ClassVar[float] = 0.0
-
-    def __post_init__(self) -> None:
-        check_epsilon(self.epsilon)
-        check_finite("threshold", self.threshold)
-        check_positive_int("cutoff", self.cutoff)
+    output_values: ClassVar[bool] = True
 
     @property
     def threshold_scale(self) -> float:
@@ -56,18 +46,6 @@ class SVTOutputsValue:
     def query_scale(self) -> float:
         """Scale ``cΔ/ε2`` of ν_i, ``ε2 = ε/2``."""
         return 2.0 * int(self.cutoff) / float(self.epsilon)
-
-    def __call__(self, x: np.ndarray, n: int, rng: np.random.Generator) -> np.ndarray:
-        return run_sparse_vector(
-            as_queries(x),
-            check_n(n),
-            rng,
-            threshold=float(self.threshold),
-            threshold_scale=self.threshold_scale,
-            query_scale=self.query_scale,
-            cutoff=int(self.cutoff),
-            output_values=True,
-        )
 
     def true_epsilon(self) -> float:
         """∞ (supremum over query lists; finite but growing in k for a fixed number k of queries)."""

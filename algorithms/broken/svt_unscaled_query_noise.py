@@ -14,29 +14,17 @@ Output: int8 codes ``(n, len(x))`` as :class:`algorithms.classic.sparse_vector.S
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar
 
-import numpy as np
-
-from algorithms.classic._validation import check_epsilon, check_finite, check_n, check_positive_int
-from algorithms.classic.sparse_vector import as_queries, run_sparse_vector
+from algorithms.classic.sparse_vector import SparseVectorBase
 
 __all__ = ["SVTUnscaledQueryNoise"]
 
 
 @dataclass(frozen=True)
-class SVTUnscaledQueryNoise:
+class SVTUnscaledQueryNoise(SparseVectorBase):
     """Lyu Alg. 4: ρ ~ Lap(4/ε), ν_i ~ Lap(4/(3ε)), cutoff c. Output int8 ``(n, k)``."""
 
-    epsilon: float
-    threshold: float
     cutoff: int = 1
-    delta: ClassVar[float] = 0.0
-
-    def __post_init__(self) -> None:
-        check_epsilon(self.epsilon)
-        check_finite("threshold", self.threshold)
-        check_positive_int("cutoff", self.cutoff)
 
     @property
     def threshold_scale(self) -> float:
@@ -47,17 +35,6 @@ class SVTUnscaledQueryNoise:
     def query_scale(self) -> float:
         """Scale ``Δ/ε2`` of ν_i, ``ε2 = 3ε/4`` (missing the factor 2c)."""
         return 1.0 / (float(self.epsilon) - float(self.epsilon) / 4.0)
-
-    def __call__(self, x: np.ndarray, n: int, rng: np.random.Generator) -> np.ndarray:
-        return run_sparse_vector(
-            as_queries(x),
-            check_n(n),
-            rng,
-            threshold=float(self.threshold),
-            threshold_scale=self.threshold_scale,
-            query_scale=self.query_scale,
-            cutoff=int(self.cutoff),
-        )
 
     def true_epsilon(self) -> float:
         """``(1 + 6c)ε/4`` (Lyu et al. 2017, §4)."""

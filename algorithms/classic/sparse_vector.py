@@ -31,7 +31,7 @@ import numpy as np
 
 from algorithms.classic._validation import check_epsilon, check_finite, check_n, check_positive_int
 
-__all__ = ["SparseVector", "run_sparse_vector", "as_queries", "ABOVE", "BELOW", "NOT_ANSWERED"]
+__all__ = ["SparseVector", "SparseVectorBase", "run_sparse_vector", "as_queries", "ABOVE", "BELOW", "NOT_ANSWERED"]
 
 ABOVE: int = 1
 BELOW: int = 0
@@ -101,21 +101,60 @@ def run_sparse_vector(
 
 
 @dataclass(frozen=True)
-class SparseVector:
+class SparseVectorBase:
+    """What every SVT variant shares: the claim (``epsilon``), the public ``threshold``, parameter
+    checks and sampling through :func:`run_sparse_vector`.
+
+    A variant sets ``threshold_scale`` and ``query_scale`` (``None``: no query noise), may add a
+    ``cutoff`` field (none: every query is answered) and sets ``output_values`` to release the noisy
+    value of each ⊤.
+    """
+
+    epsilon: float
+    threshold: float
+    delta: ClassVar[float] = 0.0
+    output_values: ClassVar[bool] = False
+
+    def __post_init__(self) -> None:
+        check_epsilon(self.epsilon)
+        check_finite("threshold", self.threshold)
+        if self.cutoff_or_none is not None:
+            check_positive_int("cutoff", self.cutoff_or_none)
+
+    @property
+    def cutoff_or_none(self) -> int | None:
+        cutoff = getattr(self, "cutoff", None)
+        return None if cutoff is None else int(cutoff)
+
+    @property
+    def threshold_scale(self) -> float:
+        raise NotImplementedError
+
+    @property
+    def query_scale(self) -> float | None:
+        raise NotImplementedError
+
+    def __call__(self, x: np.ndarray, n: int, rng: np.random.Generator) -> np.ndarray:
+        return run_sparse_vector(
+            as_queries(x),
+            check_n(n),
+            rng,
+            threshold=float(self.threshold),
+            threshold_scale=self.threshold_scale,
+            query_scale=self.query_scale,
+            cutoff=self.cutoff_or_none,
+            output_values=self.output_values,
+        )
+
+
+@dataclass(frozen=True)
+class SparseVector(SparseVectorBase):
     """Lyu–Su–Li Algorithm 1 (Δ = 1): ρ ~ Lap(2/ε), ν_i ~ Lap(4c/ε), abort after ``cutoff`` ⊤.
 
     Output: int8 codes of shape ``(n, len(x))``.
     """
 
-    epsilon: float
-    threshold: float
     cutoff: int = 1
-    delta: ClassVar[float] = 0.0
-
-    def __post_init__(self) -> None:
-        check_epsilon(self.epsilon)
-        check_finite("threshold", self.threshold)
-        check_positive_int("cutoff", self.cutoff)
 
     @property
     def threshold_scale(self) -> float:
@@ -127,16 +166,6 @@ class SparseVector:
         """Scale ``2cΔ/ε2`` of ν_i, ``ε2 = ε − ε1 = ε/2``."""
         return 2.0 * int(self.cutoff) / (float(self.epsilon) / 2.0)
 
-    def __call__(self, x: np.ndarray, n: int, rng: np.random.Generator) -> np.ndarray:
-        return run_sparse_vector(
-            as_queries(x),
-            check_n(n),
-            rng,
-            threshold=float(self.threshold),
-            threshold_scale=self.threshold_scale,
-            query_scale=self.query_scale,
-            cutoff=int(self.cutoff),
-        )
 
     def true_epsilon(self) -> float:
         """The proved bound ε (Lyu et al. Thm 2); an upper bound, tightness not in closed form."""
