@@ -259,8 +259,7 @@ class RowSetEvent:
         out = np.asarray(out)
         if out.dtype != self.outcomes.dtype:
             return np.zeros(len(out), dtype=bool)
-        keys = np.sort(row_keys(self.outcomes))
-        return np.isin(row_keys(out), keys)
+        return np.isin(row_keys(out), row_keys(self.outcomes))
 
     def __eq__(self, other: object) -> bool:  # arrays make the dataclass eq ambiguous
         return isinstance(other, RowSetEvent) and np.array_equal(self.outcomes, other.outcomes)

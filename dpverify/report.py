@@ -29,7 +29,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from dpverify.suite import EntryOutcome, _json_clean
+from dpverify.jsonsafe import json_clean
+from dpverify.suite import EntryOutcome
 
 __all__ = ["SCHEMA", "SCHEMA_VERSION", "dpverify_version", "report_dict", "write_report_json",
            "summarize", "format_table"]
@@ -89,7 +90,7 @@ def report_dict(outcomes: Sequence[EntryOutcome], meta: Mapping[str, Any]) -> di
     }
     for key, value in meta.items():
         if key not in ("schema", "schema_version", "entries", "summary"):
-            doc[key] = _json_clean(value)
+            doc[key] = json_clean(value)
     doc["entries"] = [o.to_dict() for o in outcomes]
     doc["summary"] = summarize(outcomes)
     return doc

@@ -11,16 +11,8 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
+from dpverify.jsonsafe import json_float
 from dpverify.neighbours import Pair
-
-
-def _json_float(v: float) -> float | str:
-    """JSON has no inf/nan: encode them as strings."""
-    if math.isnan(v):
-        return "nan"
-    if math.isinf(v):
-        return "inf" if v > 0 else "-inf"
-    return float(v)
 
 
 @dataclass(frozen=True)
@@ -68,12 +60,12 @@ class EventTest:
             "count_num": self.count_num,
             "count_den": self.count_den,
             "samples": self.samples,
-            "p_num_low": _json_float(self.p_num_low),
-            "p_den_high": _json_float(self.p_den_high),
-            "epsilon_lower_bound": _json_float(self.epsilon_lower_bound),
-            "point_estimate": _json_float(self.point_estimate),
+            "p_num_low": json_float(self.p_num_low),
+            "p_den_high": json_float(self.p_den_high),
+            "epsilon_lower_bound": json_float(self.epsilon_lower_bound),
+            "point_estimate": json_float(self.point_estimate),
             "impossible": self.impossible,
-            "search_score": _json_float(self.search_score),
+            "search_score": json_float(self.search_score),
         }
 
 
@@ -116,7 +108,7 @@ def _jsonable(x: Any) -> Any:
     if isinstance(x, (list, tuple)):
         return [_jsonable(v) for v in x]
     if isinstance(x, float):
-        return _json_float(x)
+        return json_float(x)
     if isinstance(x, (int, str, bool)) or x is None:
         return x
     if isinstance(x, (np.integer, np.floating)):
@@ -189,7 +181,7 @@ class AuditResult:
         return {
             "verdict": self.verdict,
             "violation": self.violation,
-            "epsilon_lower_bound": _json_float(self.epsilon_lower_bound),
+            "epsilon_lower_bound": json_float(self.epsilon_lower_bound),
             "epsilon": self.epsilon,
             "delta": self.delta,
             "alpha": self.alpha,

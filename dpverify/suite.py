@@ -65,6 +65,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from dpverify.errors import DPVerifyError, SuiteError
+from dpverify.jsonsafe import json_clean, json_float
 
 if TYPE_CHECKING:  # result.py imports dpverify.neighbours; keep this module importable on its own
     from dpverify.neighbours import Pair
@@ -283,49 +284,19 @@ class EntryOutcome:
             "id": self.id,
             "kind": self.kind,
             "mechanism": self.mechanism,
-            "claim": {"epsilon": _json_float(self.claim.epsilon), "delta": _json_float(self.claim.delta)},
+            "claim": {"epsilon": json_float(self.claim.epsilon), "delta": json_float(self.claim.delta)},
             "expectation": self.expectation,
             "outcome": self.outcome,
             "matched": self.matched,
-            "epsilon_lower_bound": _json_float(self.epsilon_lower_bound),
-            "true_epsilon": _json_float(self.true_epsilon),
+            "epsilon_lower_bound": json_float(self.epsilon_lower_bound),
+            "true_epsilon": json_float(self.true_epsilon),
             "samples": self.samples,
             "search_samples": self.search_samples,
             "seed": self.seed,
             "seconds": round(self.seconds, 6),
-            "witness": _json_clean(self.witness),
+            "witness": json_clean(self.witness),
             "error": self.error,
         }
-
-
-def _json_float(v: float | None) -> float | str | None:
-    if v is None:
-        return None
-    v = float(v)
-    if math.isnan(v):
-        return "nan"
-    if math.isinf(v):
-        return "inf" if v > 0 else "-inf"
-    return v
-
-
-def _json_clean(obj: Any) -> Any:
-    """Recursively make ``obj`` JSON-safe: non-finite floats as strings, numpy values as Python ones."""
-    if isinstance(obj, dict):
-        return {str(k): _json_clean(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [_json_clean(v) for v in obj]
-    if isinstance(obj, np.ndarray):
-        return _json_clean(obj.tolist())
-    if isinstance(obj, (bool, np.bool_)):
-        return bool(obj)
-    if isinstance(obj, (int, np.integer)):
-        return int(obj)
-    if isinstance(obj, (float, np.floating)):
-        return _json_float(float(obj))
-    if obj is None or isinstance(obj, str):
-        return obj
-    return repr(obj)
 
 
 # --------------------------------------------------------------------------------------------------
