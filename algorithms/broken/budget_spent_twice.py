@@ -12,31 +12,20 @@ both outputs lie beyond both inputs: true ε = **2ε** exactly (0.2 at ε = 0.1)
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar
 
 import numpy as np
 
-from algorithms.classic._validation import as_float_input, check_epsilon, check_n, check_positive
+from algorithms.classic._validation import as_float_input, check_n
+from algorithms.classic.laplace import Laplace
 
 __all__ = ["BudgetSpentTwice"]
 
 
 @dataclass(frozen=True)
-class BudgetSpentTwice:
+class BudgetSpentTwice(Laplace):
     """Claims ε in total; releases two independent ``x + Lap(Δ/ε)``. Output float64 ``(n, 2)``."""
 
-    epsilon: float
-    sensitivity: float = 1.0
-    delta: ClassVar[float] = 0.0
 
-    def __post_init__(self) -> None:
-        check_epsilon(self.epsilon)
-        check_positive("sensitivity", self.sensitivity)
-
-    @property
-    def scale(self) -> float:
-        """Laplace scale of each release, ``Δ/ε`` (each spends the whole budget)."""
-        return float(self.sensitivity) / float(self.epsilon)
 
     def __call__(self, x: float, n: int, rng: np.random.Generator) -> np.ndarray:
         value = as_float_input(x)

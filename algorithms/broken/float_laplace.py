@@ -22,17 +22,11 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import ClassVar
 
 import numpy as np
 
-from algorithms.classic._validation import (
-    as_float_input,
-    check_epsilon,
-    check_finite,
-    check_n,
-    check_positive,
-)
+from algorithms.classic._validation import as_float_input, check_finite, check_n
+from algorithms.classic.laplace import Laplace
 
 __all__ = ["FloatingPointLaplace"]
 
@@ -47,21 +41,10 @@ def _naive_laplace(x: np.ndarray | float, u: np.ndarray, scale: float) -> np.nda
 
 
 @dataclass(frozen=True)
-class FloatingPointLaplace:
+class FloatingPointLaplace(Laplace):
     """Claims ε; ``x − (Δ/ε)·sign(u)·log(1 − 2|u|)``, ``u ~ U(−0.5, 0.5)`` in doubles. Output float64."""
 
-    epsilon: float
-    sensitivity: float = 1.0
-    delta: ClassVar[float] = 0.0
 
-    def __post_init__(self) -> None:
-        check_epsilon(self.epsilon)
-        check_positive("sensitivity", self.sensitivity)
-
-    @property
-    def scale(self) -> float:
-        """Laplace scale ``b = Δ/ε``."""
-        return float(self.sensitivity) / float(self.epsilon)
 
     def __call__(self, x: float | np.ndarray, n: int, rng: np.random.Generator) -> np.ndarray:
         values = as_float_input(x)

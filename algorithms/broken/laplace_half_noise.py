@@ -12,36 +12,22 @@ catalogue parameter ε = 0.1**. Correct twin: :class:`algorithms.classic.laplace
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar
 
-import numpy as np
-
-from algorithms.classic._validation import as_float_input, check_epsilon, check_n, check_positive
+from algorithms.classic.laplace import Laplace
 
 __all__ = ["LaplaceHalfNoise"]
 
 
 @dataclass(frozen=True)
-class LaplaceHalfNoise:
+class LaplaceHalfNoise(Laplace):
     """Claims ε, adds ``Lap(Δ/(2ε))``. Output: float64 ``(n,)`` or ``(n, k)``."""
 
-    epsilon: float
-    sensitivity: float = 1.0
-    delta: ClassVar[float] = 0.0
-
-    def __post_init__(self) -> None:
-        check_epsilon(self.epsilon)
-        check_positive("sensitivity", self.sensitivity)
 
     @property
     def scale(self) -> float:
         """The (too small) Laplace scale ``Δ/(2ε)``."""
         return float(self.sensitivity) / (2.0 * float(self.epsilon))
 
-    def __call__(self, x: float | np.ndarray, n: int, rng: np.random.Generator) -> np.ndarray:
-        values = as_float_input(x)
-        n = check_n(n)
-        return values + rng.laplace(0.0, self.scale, size=(n,) + values.shape)
 
     def true_epsilon(self) -> float:
         """Exact ε = 2ε (claimed ε × 2)."""

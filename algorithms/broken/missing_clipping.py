@@ -16,38 +16,24 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import ClassVar
 
 import numpy as np
 
-from algorithms.classic._validation import as_dataset, check_epsilon, check_finite, check_n
-from algorithms.classic.clipped_sum import check_bounds, sum_sensitivity
+from algorithms.classic._validation import check_finite
+from algorithms.classic.clipped_sum import ClippedSum, sum_sensitivity
 
 __all__ = ["SumMissingClipping"]
 
 
 @dataclass(frozen=True)
-class SumMissingClipping:
+class SumMissingClipping(ClippedSum):
     """Claims ε for bounds ``[lower, upper]``; releases the *unclipped* sum + ``Lap(max(|l|,|u|)/ε)``."""
 
-    epsilon: float
-    lower: float
-    upper: float
-    delta: ClassVar[float] = 0.0
 
-    def __post_init__(self) -> None:
-        check_epsilon(self.epsilon)
-        check_bounds(self.lower, self.upper)
 
-    @property
-    def scale(self) -> float:
-        """Laplace scale ``max(|l|, |u|)/ε`` (calibrated for clipped data)."""
-        return sum_sensitivity(self.lower, self.upper) / float(self.epsilon)
-
-    def __call__(self, x: np.ndarray, n: int, rng: np.random.Generator) -> np.ndarray:
-        records = as_dataset(x)
-        n = check_n(n)
-        return float(np.sum(records)) + rng.laplace(0.0, self.scale, size=n)
+    def bounded_records(self, records: np.ndarray) -> np.ndarray:
+        """The bug: the records are summed as they are, never clipped."""
+        return records
 
     def pair_epsilon(self, record: float) -> float:
         """Exact ε on the add/remove pair that differs by one record of value ``record``."""

@@ -15,39 +15,23 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import ClassVar
 
 import numpy as np
 
-from algorithms.classic._validation import as_dataset, check_epsilon, check_n
-from algorithms.classic.clipped_sum import check_bounds, sum_sensitivity
+from algorithms.classic.clipped_sum import ClippedSum
 
 __all__ = ["SumNaNThroughClipping"]
 
 
 @dataclass(frozen=True)
-class SumNaNThroughClipping:
+class SumNaNThroughClipping(ClippedSum):
     """``Σ np.clip(x_i, l, u) + Lap(max(|l|,|u|)/ε)``, NaN records propagate. Output float64 ``(n,)``."""
 
-    epsilon: float
-    lower: float
-    upper: float
-    delta: ClassVar[float] = 0.0
 
-    def __post_init__(self) -> None:
-        check_epsilon(self.epsilon)
-        check_bounds(self.lower, self.upper)
 
-    @property
-    def scale(self) -> float:
-        """Laplace scale ``max(|l|, |u|)/ε``."""
-        return sum_sensitivity(self.lower, self.upper) / float(self.epsilon)
-
-    def __call__(self, x: np.ndarray, n: int, rng: np.random.Generator) -> np.ndarray:
-        records = as_dataset(x)
-        n = check_n(n)
-        total = float(np.sum(np.clip(records, float(self.lower), float(self.upper))))
-        return total + rng.laplace(0.0, self.scale, size=n)
+    def bounded_records(self, records: np.ndarray) -> np.ndarray:
+        """The bug: ``np.clip`` keeps NaN, so one NaN record makes the sum NaN."""
+        return np.clip(records, float(self.lower), float(self.upper))
 
     def true_epsilon(self) -> float:
         """∞ (NaN output on one side of a neighbouring pair only)."""

@@ -70,10 +70,14 @@ class ClippedSum:
         """Laplace scale ``max(|l|, |u|)/ε``."""
         return sum_sensitivity(self.lower, self.upper) / float(self.epsilon)
 
+    def bounded_records(self, records: np.ndarray) -> np.ndarray:
+        """The records that are summed: NaN mapped to ``lower``, all clipped to ``[lower, upper]``."""
+        return clip_records(records, float(self.lower), float(self.upper))
+
     def __call__(self, x: np.ndarray, n: int, rng: np.random.Generator) -> np.ndarray:
         records = as_dataset(x)
         n = check_n(n)
-        total = float(np.sum(clip_records(records, float(self.lower), float(self.upper))))
+        total = float(np.sum(self.bounded_records(records)))
         return total + rng.laplace(0.0, self.scale, size=n)
 
     def true_epsilon(self) -> float:
