@@ -85,6 +85,17 @@ def as_float_input(x: object, name: str = "x") -> np.ndarray:
     return arr
 
 
+def as_finite_vector(x: object, what: str) -> np.ndarray:
+    """A non-empty 1-D float64 vector of finite values; ``what`` names it in errors
+    (e.g. ``"query answers"``)."""
+    arr = np.asarray(x, dtype=np.float64)
+    if arr.ndim != 1 or arr.size == 0:
+        raise ValueError(f"x must be a non-empty 1-D vector of {what}, got shape {arr.shape}")
+    if not np.all(np.isfinite(arr)):
+        raise ValueError(f"x ({what}) must be finite")
+    return arr
+
+
 def as_int_input(x: object, name: str = "x") -> np.ndarray:
     """A scalar or 1-D integer input (0-d or 1-d int64 array); floats must be integral."""
     arr = np.asarray(x)

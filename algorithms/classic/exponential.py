@@ -24,19 +24,14 @@ from typing import ClassVar
 import numpy as np
 from scipy.special import softmax
 
-from algorithms.classic._validation import check_epsilon, check_n, check_positive
+from algorithms.classic._validation import as_finite_vector, check_epsilon, check_n, check_positive
 
 __all__ = ["ExponentialMechanism", "exponential_mechanism_pmf", "gumbel_argmax", "as_utilities"]
 
 
 def as_utilities(u: object) -> np.ndarray:
     """A non-empty 1-D vector of finite utilities (one score per candidate)."""
-    arr = np.asarray(u, dtype=np.float64)
-    if arr.ndim != 1 or arr.size == 0:
-        raise ValueError(f"x must be a non-empty 1-D utility vector, got shape {arr.shape}")
-    if not np.all(np.isfinite(arr)):
-        raise ValueError("x (utility vector) must hold finite scores")
-    return arr
+    return as_finite_vector(u, "utilities")
 
 
 def gumbel_argmax(logits: np.ndarray, n: int, rng: np.random.Generator) -> np.ndarray:

@@ -16,19 +16,14 @@ from typing import ClassVar
 
 import numpy as np
 
-from algorithms.classic._validation import check_epsilon, check_n
+from algorithms.classic._validation import as_finite_vector, check_epsilon, check_n
 
 __all__ = ["Histogram", "as_counts"]
 
 
 def as_counts(x: object) -> np.ndarray:
     """A non-empty 1-D vector of (real-valued, finite) bin counts."""
-    arr = np.asarray(x, dtype=np.float64)
-    if arr.ndim != 1 or arr.size == 0:
-        raise ValueError(f"x must be a non-empty 1-D vector of counts, got shape {arr.shape}")
-    if not np.all(np.isfinite(arr)):
-        raise ValueError("x (counts) must be finite")
-    return arr
+    return as_finite_vector(x, "counts")
 
 
 @dataclass(frozen=True)

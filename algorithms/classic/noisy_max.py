@@ -25,7 +25,7 @@ from typing import ClassVar
 import numpy as np
 from scipy import integrate, stats
 
-from algorithms.classic._validation import check_choice, check_epsilon, check_n
+from algorithms.classic._validation import as_finite_vector, check_choice, check_epsilon, check_n
 
 __all__ = ["ReportNoisyMax", "noisy_answers", "report_noisy_max_pmf", "as_query_answers", "NOISES"]
 
@@ -34,12 +34,7 @@ NOISES: tuple[str, ...] = ("laplace", "exponential")
 
 def as_query_answers(x: object) -> np.ndarray:
     """A non-empty 1-D vector of finite query answers."""
-    arr = np.asarray(x, dtype=np.float64)
-    if arr.ndim != 1 or arr.size == 0:
-        raise ValueError(f"x must be a non-empty 1-D vector of query answers, got shape {arr.shape}")
-    if not np.all(np.isfinite(arr)):
-        raise ValueError("x (query answers) must be finite")
-    return arr
+    return as_finite_vector(x, "query answers")
 
 
 def noisy_answers(

@@ -29,7 +29,7 @@ from typing import ClassVar
 
 import numpy as np
 
-from algorithms.classic._validation import check_epsilon, check_finite, check_n, check_positive_int
+from algorithms.classic._validation import as_finite_vector, check_epsilon, check_finite, check_n, check_positive_int
 
 __all__ = ["SparseVector", "SparseVectorBase", "run_sparse_vector", "as_queries", "ABOVE", "BELOW", "NOT_ANSWERED"]
 
@@ -40,12 +40,7 @@ NOT_ANSWERED: int = -1
 
 def as_queries(x: object) -> np.ndarray:
     """A non-empty 1-D vector of finite query answers."""
-    arr = np.asarray(x, dtype=np.float64)
-    if arr.ndim != 1 or arr.size == 0:
-        raise ValueError(f"x must be a non-empty 1-D vector of query answers, got shape {arr.shape}")
-    if not np.all(np.isfinite(arr)):
-        raise ValueError("x (query answers) must be finite")
-    return arr
+    return as_finite_vector(x, "query answers")
 
 
 def run_sparse_vector(
