@@ -13,6 +13,12 @@ from algorithms.broken.gaussian_classic_large_epsilon import GaussianClassicLarg
 from algorithms.broken.geometric_ignores_sensitivity import GeometricIgnoresSensitivity
 from algorithms.broken.histogram_scale_epsilon import HistogramScaleEpsilon
 from algorithms.broken.laplace_half_noise import LaplaceHalfNoise
+from algorithms.broken.laplace_mst_l1_scale_for_linf import LaplaceMSTL1ScaleForLInf
+from algorithms.broken.laplace_mst_true_weights import LaplaceMSTTrueWeights
+from algorithms.broken.pamst_data_dependent_sensitivity import PAMSTDataDependentSensitivity
+from algorithms.broken.pamst_full_budget_each_step import PAMSTFullBudgetEachStep
+from algorithms.broken.pamst_no_half import PAMSTNoHalf
+from algorithms.broken.pamst_releases_weights import PAMSTReleasesWeights
 from algorithms.broken.missing_clipping import SumMissingClipping
 from algorithms.broken.nan_through_clipping import SumNaNThroughClipping
 from algorithms.broken.no_noise import NoNoise
@@ -32,9 +38,15 @@ __all__ = [
     "GeometricIgnoresSensitivity",
     "HistogramScaleEpsilon",
     "LaplaceHalfNoise",
+    "LaplaceMSTL1ScaleForLInf",
+    "LaplaceMSTTrueWeights",
     "MeanDataDependentScale",
     "NoNoise",
     "NoisyMaxReturnsValue",
+    "PAMSTDataDependentSensitivity",
+    "PAMSTFullBudgetEachStep",
+    "PAMSTNoHalf",
+    "PAMSTReleasesWeights",
     "RandomizedResponseBinaryFormula",
     "SVTNoCutoff",
     "SVTNoQueryNoise",

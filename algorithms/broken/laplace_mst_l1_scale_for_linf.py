@@ -1,0 +1,29 @@
+"""Laplace MST calibrated for the ℓ1 neighbourhood while claiming the ℓ∞ one.
+
+Bug: Sealfon's ``Lap(r/ε)`` per edge is ε-DP when the *whole* weight vector moves by at most ``r`` in ℓ1
+(seed 002 Def. 2.2.1); seed 001's ℓ∞ neighbourhood (Def. 2.1) lets every edge move by ``mu``, an ℓ1 change
+of ``|E|·mu``, so the scale must be ``|E|·mu/ε`` (digest E7: the two neighbourhoods are silently mixed in
+the papers' comparisons).  Control: :class:`algorithms.graph.laplace_mst.LaplaceMST` with
+``neighbours="linf"``.  True ε: up to ``|E|·ε`` for the noisy weights; the released tree alone leaks less
+(``docs/findings.md`` gives the measured value).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from algorithms.graph.laplace_mst import LaplaceMST
+from algorithms.graph.neighbourhood import as_neighbourhood
+from algorithms.graph.weighted_graph import WeightedGraph
+
+
+@dataclass(frozen=True)
+class LaplaceMSTL1ScaleForLInf(LaplaceMST):
+    neighbours: str = "linf"
+
+    def scale(self, graph: WeightedGraph) -> float:
+        # BUG: the per-edge change mu is used as if it bounded the ℓ1 change of all |E| weights
+        return as_neighbourhood(self.neighbours, self.mu).max_edge_change(graph.n_edges) / float(self.epsilon)
+
+    def true_epsilon(self, graph: WeightedGraph | None = None) -> float:
+        return float(self.epsilon) * (graph.n_edges if graph is not None else float("inf"))

@@ -1,0 +1,24 @@
+"""PAMST that gives every exponential-mechanism step the full budget ε instead of ``ε/(|V|-1)``.
+
+Bug: seed 001 Algorithm 2 line 6 calls ``M_Exp(..., ε/(|V|-1))``; forgetting the split (a common slip when
+an iterative mechanism reuses a one-shot primitive) spends ε per step.  Control:
+:class:`algorithms.graph.pamst.PAMST`.  True ε: ``(|V|-1)·ε`` by composition (approached on graphs
+where every step has a low-probability candidate).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from algorithms.graph.pamst import PAMST
+from algorithms.graph.weighted_graph import WeightedGraph
+
+
+@dataclass(frozen=True)
+class PAMSTFullBudgetEachStep(PAMST):
+    def step_epsilon(self, graph: WeightedGraph) -> float:
+        return float(self.epsilon)  # BUG: no division by |V|-1
+
+    def true_epsilon(self, graph: WeightedGraph | None = None) -> float:
+        k = graph.n_nodes - 1 if graph is not None else float("inf")
+        return k * super().true_epsilon(graph)

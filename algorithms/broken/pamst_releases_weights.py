@@ -1,0 +1,32 @@
+"""PAMST that also returns the true weights of the chosen edges.
+
+Bug: PAMST releases the topology only (seed 001 Sec. 3.3.2: "PAMST does not output a weighted tree"); code
+that returns ``(edge, w(edge))`` pairs from each step -- convenient for a downstream clusterer -- publishes
+private weights exactly.  Seed 002 Sec. 3.7 and seed 001 Algorithm 3 release tree weights only through a
+separate noisy mechanism.  Control: :class:`algorithms.graph.pamst.PAMST`.
+Output: ``(n, 1 + |V|-1)`` float64: the tree code, then the true weights of its edges (ascending edge id).
+True ε: infinite (any change of a chosen weight changes the output with certainty).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from algorithms.classic._validation import check_n
+from algorithms.graph.pamst import PAMST, as_graph, tree_codes
+from algorithms.graph.weighted_graph import WeightedGraph
+
+
+@dataclass(frozen=True)
+class PAMSTReleasesWeights(PAMST):
+    def __call__(self, x: WeightedGraph, n: int, rng: np.random.Generator) -> np.ndarray:
+        graph = as_graph(x, "PAMST")
+        trees = np.sort(self._trees(graph, check_n(n), rng, self.coefficient(graph)), axis=1)
+        # BUG: the private weights of the chosen edges go out unchanged
+        return np.column_stack([tree_codes(trees).astype(np.float64), graph.weights[trees]])
+
+    def true_epsilon(self, graph: WeightedGraph | None = None) -> float:
+        return math.inf
