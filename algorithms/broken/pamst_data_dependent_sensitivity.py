@@ -1,17 +1,19 @@
-"""PAMST whose utility sensitivity is read off the data: ``Δu = max_e w(e) - min_e w(e)``.
+"""PAMST whose utility sensitivity is computed from the private weights: ``Δu = (max w - min w)/|E|``.
 
-Bug: Δu must bound the change of the utility between *neighbouring* inputs (seed 001 Sec. 2.2:
-``Δu_G = max_r max_{w~w'} |u_G(w, r) - u_G(w', r)|``); taking the spread of the utilities on the actual
-input ("the utility ranges over [min, max]") makes the noise level itself a function of the private
-weights, the analogue of the data-dependent Laplace scale of the classic catalogue
-(:mod:`algorithms.broken.data_dependent_scale`).  When the weights are nearly equal the mechanism is
-nearly deterministic.  Control: :class:`algorithms.graph.pamst.PAMST`.
-True ε: unbounded over inputs (the coefficient ``ε'/(2·spread)`` grows without limit as the spread shrinks).
+Bug: Δu must bound the change of the utility between *neighbouring* inputs (seed 001 Sec. 2.2,
+``Δu_G = max_r max_{w~w'} |u_G(w, r) - u_G(w', r)|``).  Seed 002 Sec. 3.4 states the normalised value
+``Δu_G = 1/|E|`` for weights rescaled so that their "maximum global variation" is 1 (digest E7); code that
+performs that rescaling with the *observed* range of the weights -- ``Δu = (max w - min w)/|E|`` -- makes
+the noise level a function of the private data, the graph analogue of the data-dependent Laplace scale of
+the classic catalogue (:mod:`algorithms.broken.data_dependent_scale`).  A neighbour that widens the range
+flattens the distribution; one that narrows it makes the output nearly deterministic.
+Control: :class:`algorithms.graph.pamst.PAMST`.
+True ε: up to ``|E|·ε`` (every logit lies within ``ε'|E|/2`` of the others, so each step is at most
+``ε'|E|``-DP; the bound is approached on inputs whose range a neighbour can change by orders of magnitude).
 """
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 from algorithms.graph.pamst import PAMST
@@ -21,8 +23,8 @@ from algorithms.graph.weighted_graph import WeightedGraph
 @dataclass(frozen=True)
 class PAMSTDataDependentSensitivity(PAMST):
     def utility_sensitivity(self, graph: WeightedGraph) -> float:
-        spread = float(graph.weights.max() - graph.weights.min())  # BUG: depends on the private weights
-        return max(spread, 1e-12)
+        spread = float(graph.weights.max() - graph.weights.min())  # BUG: read off the private weights
+        return max(spread, 1e-12) / graph.n_edges
 
     def true_epsilon(self, graph: WeightedGraph | None = None) -> float:
-        return math.inf
+        return float(self.epsilon) * (graph.n_edges if graph is not None else float("inf"))

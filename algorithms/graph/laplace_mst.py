@@ -89,7 +89,7 @@ class LaplaceMST:
         """Laplace scale: the ℓ1 change of all ``|E|`` weights under the neighbourhood, over ε."""
         return as_neighbourhood(self.neighbours, self.mu).l1_change(graph.n_edges) / float(self.epsilon)
 
-    def true_epsilon(self) -> float:
+    def true_epsilon(self, graph: WeightedGraph | None = None) -> float:
         return float(self.epsilon)
 
     def _tree_weights(self, graph: WeightedGraph, noisy: np.ndarray) -> np.ndarray:
