@@ -107,6 +107,6 @@ class PTClust:
             return np.column_stack([topo.reshape(n, -1).astype(np.float64), noisy])
         labels = np.empty((n, graph.n_nodes), dtype=np.int64)
         for i in range(n):
-            tree = WeightedGraph(graph.n_nodes, graph.edges[trees[i]], noisy[i])
+            tree = graph.subgraph_edges(trees[i]).with_weights(noisy[i])
             labels[i] = dbmstclu(tree, nonpositive="clip", floor=float(self.floor)).labels
         return labels

@@ -33,6 +33,10 @@ from scipy.sparse.csgraph import connected_components
 __all__ = ["GraphError", "WeightedGraph"]
 
 
+#: Graphs with at most this many edges count components with a pure-Python union-find.
+_UNION_FIND_MAX_EDGES: int = 256
+
+
 class GraphError(ValueError):
     """A graph input is malformed or violates what an algorithm requires."""
 
@@ -210,9 +214,18 @@ class WeightedGraph:
     def n_edges(self) -> int:
         return int(self.edges.shape[0])
 
+    @classmethod
+    def _trusted(cls, n_nodes: int, edges: np.ndarray, weights: Any) -> WeightedGraph:
+        """A graph on an edge array already validated by this class (only the weights are checked)."""
+        g = object.__new__(cls)
+        object.__setattr__(g, "n_nodes", n_nodes)
+        object.__setattr__(g, "edges", edges if not edges.flags.writeable else _readonly(edges))
+        object.__setattr__(g, "weights", _readonly(_as_weights(weights, edges.shape[0])))
+        return g
+
     def with_weights(self, new_weights: Any) -> WeightedGraph:
         """Same topology, new weights (the neighbour relations' copy constructor)."""
-        return WeightedGraph(self.n_nodes, self.edges, new_weights)
+        return WeightedGraph._trusted(self.n_nodes, self.edges, new_weights)
 
     def same_topology(self, other: WeightedGraph) -> bool:
         return self.n_nodes == other.n_nodes and np.array_equal(self.edges, other.edges)
@@ -228,7 +241,9 @@ class WeightedGraph:
     def subgraph_edges(self, edge_ids: Sequence[int] | np.ndarray) -> WeightedGraph:
         """The spanning subgraph (same nodes) keeping only ``edge_ids`` (e.g. a tree), weights included."""
         idx = np.asarray(edge_ids, dtype=np.int64)
-        return WeightedGraph(self.n_nodes, self.edges[idx], self.weights[idx])
+        if idx.size and (idx.min() < 0 or idx.max() >= self.n_edges or np.unique(idx).size != idx.size):
+            raise GraphError(f"edge ids must be distinct and in 0..{self.n_edges - 1}, got {idx.tolist()}.")
+        return WeightedGraph._trusted(self.n_nodes, self.edges[idx], self.weights[idx])
 
     @cached_property
     def adjacency(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -253,6 +268,22 @@ class WeightedGraph:
         if self.n_nodes == 1:
             return 1
         m = self.n_edges
+        if m <= _UNION_FIND_MAX_EDGES:  # small graphs: a Python union-find beats building a sparse matrix
+            parent = list(range(self.n_nodes))
+
+            def find(a: int) -> int:
+                while parent[a] != a:
+                    parent[a] = parent[parent[a]]
+                    a = parent[a]
+                return a
+
+            k = self.n_nodes
+            for u, v in self.edges.tolist():
+                ru, rv = find(u), find(v)
+                if ru != rv:
+                    parent[ru] = rv
+                    k -= 1
+            return k
         a = sp.coo_matrix((np.ones(m), (self.edges[:, 0], self.edges[:, 1])), shape=(self.n_nodes,) * 2)
         return int(connected_components(a, directed=False)[0])
 
