@@ -915,7 +915,7 @@ class ReplaceOne(_DatasetRelation):
 def as_pairs(pairs: Any, relation: NeighbourRelation | None = None) -> list[Pair]:
     """Normalise a list of :class:`Pair` or of 2-tuples / 2-lists ``(x0, x1)`` to a list of :class:`Pair`.
 
-    Tuples get the label ``"pair[i]"``.  If ``relation`` is given, every pair is checked with
+    Tuples get the label ``"pair[i]"``; a 3-tuple ``(x0, x1, label)`` keeps its string label.  If ``relation`` is given, every pair is checked with
     :meth:`NeighbourRelation.validate_pair` and the first non-neighbour pair is reported by index.
     Raises :class:`InputError` for an empty list or an element that is not a pair (naming its index).
     """
@@ -934,6 +934,8 @@ def as_pairs(pairs: Any, relation: NeighbourRelation | None = None) -> list[Pair
             out.append(p)
         elif isinstance(p, (tuple, list)) and len(p) == 2:
             out.append(Pair(p[0], p[1], f"pair[{i}]"))
+        elif isinstance(p, tuple) and len(p) == 3 and isinstance(p[2], str):
+            out.append(Pair(p[0], p[1], p[2]))
         else:
             what = f"a {type(p).__name__}"
             if isinstance(p, (tuple, list)):

@@ -25,6 +25,9 @@ A suite file holds one ``[suite]`` table and any number of ``[[entry]]`` tables:
     # input = [1.0, 1.0]                             # ... OR an input and a neighbour relation
     # relation = { kind = "linf", radius = 1.0 }     # linf | l1 | add_remove | replace (+ candidates)
     # random_pairs = 0                               # extra seeded random pairs from the relation
+    # input = { build = "pkg.mod:make_graph", params = { n = 4 } }   # an input built by a function
+    # pairs = { build = "pkg.mod:worst_pairs", params = {} }         # pairs built by a function; a
+                                                     # relation given with pairs checks every pair
     alpha = 0.05                                     # optional audit options: alpha, nan_policy,
                                                      # float_bits, finalists, batch_size
     quick = { samples = 100000, search_samples = 50000 }
@@ -32,6 +35,12 @@ A suite file holds one ``[suite]`` table and any number of ``[[entry]]`` tables:
 
 Lists of numbers become numpy arrays (``int64`` when every element is an integer, else ``float64``);
 scalars stay Python ``int``/``float``; TOML ``nan``/``inf`` are allowed.
+
+Inputs that TOML cannot spell (a weighted graph, say) are built by a function: ``input`` or ``pairs`` may be
+a table ``{ build = "module:attribute", params = {...} }``; the callable is imported like a mechanism and
+called with ``params`` (lists become arrays).  A ``pairs`` builder returns ``(x0, x1)`` or
+``(x0, x1, label)`` tuples.  A ``relation`` given together with ``pairs`` validates every pair (an entry
+whose pairs are not neighbours under its relation is an error, not an audit).
 
 Everything is validated when the file is loaded: an unknown key, a missing key, a bad value, a duplicate
 id, both or neither of ``pairs``/``input``... raise :class:`~dpverify.errors.SuiteError` naming the file,
@@ -79,6 +88,7 @@ __all__ = [
     "Budget",
     "Claim",
     "Relation",
+    "Builder",
     "Entry",
     "Suite",
     "EntryOutcome",
@@ -174,10 +184,31 @@ class Relation:
 
 
 @dataclass(frozen=True, eq=False)
+class Builder:
+    """``{ build = "module:attribute", params = {...} }``: a suite value computed by a function."""
+
+    build: str
+    params: dict[str, Any]
+
+    def __call__(self, where: str, search_paths: Sequence[str | Path] = ()) -> Any:
+        fn = resolve(self.build, where=where, search_paths=search_paths)
+        if not callable(fn):
+            raise SuiteError(f"{where}: {self.build} is a {type(fn).__name__}, not a callable builder")
+        try:
+            return fn(**self.params)
+        except DPVerifyError:
+            raise
+        except Exception as exc:  # noqa: BLE001 -- a failing builder is a suite error, named
+            raise SuiteError(f"{where}: {self.build}(**{self.params!r}) raised {type(exc).__name__}: {exc}; "
+                             f"fix the builder's params") from None
+
+
+@dataclass(frozen=True, eq=False)
 class Entry:
     """One validated ``[[entry]]`` of a suite file.
 
-    Exactly one of ``pairs`` (explicit pairs ``(x0, x1)``) and ``relation`` (with ``input``) is set.
+    Either ``pairs`` (explicit pairs ``(x0, x1)`` or a :class:`Builder`; ``relation``, if set, validates them)
+    or ``input`` (a value or a :class:`Builder`) with ``relation``.
     Audit options left as ``None`` take :func:`dpverify.audit`'s defaults.
     """
 
@@ -193,7 +224,7 @@ class Entry:
     full: Budget
     true_epsilon: float | None = None
     description: str = ""
-    pairs: tuple[tuple[Any, Any], ...] | None = None
+    pairs: tuple[tuple[Any, Any], ...] | Builder | None = None
     input: Any = None
     relation: Relation | None = None
     random_pairs: int = 0
@@ -416,7 +447,22 @@ def _relation(value: Any, where: str) -> Relation:
                                                  for c in cands))
 
 
-def _pairs(value: Any, where: str) -> tuple[tuple[Any, Any], ...]:
+def _builder(value: dict[str, Any], where: str, key: str) -> Builder:
+    fix = f'write {key} = {{ build = "module:function", params = {{ ... }} }}'
+    _check_keys(value, ("build", "params"), where, f"{key} builder")
+    target = value.get("build")
+    if not isinstance(target, str) or not _IMPORT_RE.match(target):
+        raise _err(where, f"{key}.build", f"expected an import path \"module:attribute\", got {target!r}", fix)
+    params = value.get("params", {})
+    if not isinstance(params, dict):
+        raise _err(where, f"{key}.params", f"expected a table, got {params!r}", fix)
+    return Builder(target, {k: _convert_value(v, where, f"{key}.params.{k}") if isinstance(v, list) else v
+                            for k, v in params.items()})
+
+
+def _pairs(value: Any, where: str) -> tuple[tuple[Any, Any], ...] | Builder:
+    if isinstance(value, dict):
+        return _builder(value, where, "pairs")
     fix = "write pairs = [[x0, x1], ...], e.g. pairs = [[0.0, 1.0]] or pairs = [[[1, 2], [1, 3]]]"
     if not isinstance(value, list) or not value:
         raise _err(where, "pairs", f"expected a non-empty list of [x0, x1], got {value!r}", fix)
@@ -486,12 +532,13 @@ def _entry(raw: Any, index: int, suite: str, path: Path, budgets: dict[str, Budg
     has_pairs, has_input, has_rel = "pairs" in raw, "input" in raw, "relation" in raw
     pairs = relation = inp = None
     random_pairs = raw.get("random_pairs", 0)
-    if has_pairs and (has_input or has_rel):
-        raise _err(where, "pairs" if not has_input else "input",
-                   "gives both explicit pairs and input/relation",
+    if has_pairs and has_input:
+        raise _err(where, "input", "gives both pairs and an input",
                    "keep either pairs = [[x0, x1], ...] or input = ... with relation = {...}, not both")
     if has_pairs:
         pairs = _pairs(raw["pairs"], where)
+        if has_rel:
+            relation = _relation(raw["relation"], where)
         if "random_pairs" in raw:
             raise _err(where, "random_pairs", "needs input and relation, but the entry gives explicit pairs",
                        "remove random_pairs, or replace pairs by input = ... and relation = {...}")
@@ -502,7 +549,8 @@ def _entry(raw: Any, index: int, suite: str, path: Path, budgets: dict[str, Budg
         if not has_input:
             raise _err(where, "input", "relation given without an input",
                        "add e.g. input = [1.0, 1.0, 1.0]")
-        inp = _convert_value(raw["input"], where, "input")
+        inp = (_builder(raw["input"], where, "input") if isinstance(raw["input"], dict)
+               else _convert_value(raw["input"], where, "input"))
         relation = _relation(raw["relation"], where)
         if not _is_int(random_pairs) or random_pairs < 0:
             raise _err(where, "random_pairs", f"expected an integer >= 0, got {random_pairs!r}",
@@ -531,7 +579,7 @@ def _entry(raw: Any, index: int, suite: str, path: Path, budgets: dict[str, Budg
         quick=_budget(raw.get("quick"), where, "quick", budgets["quick"]),
         full=_budget(raw.get("full"), where, "full", budgets["full"]),
         true_epsilon=_true_epsilon(raw.get("true_epsilon"), where), description=description,
-        pairs=pairs, input=inp, relation=relation, random_pairs=random_pairs if relation else 0,
+        pairs=pairs, input=inp, relation=relation, random_pairs=random_pairs if inp is not None else 0,
         alpha=None if alpha is None else float(alpha), nan_policy=nan_policy, float_bits=float_bits,
         finalists=raw.get("finalists"), batch_size=raw.get("batch_size"), import_paths=import_paths,
     )
@@ -743,15 +791,20 @@ def build_mechanism(entry: Entry) -> Callable[..., Any]:
 
 
 def build_pairs(entry: Entry, seed: int | None = None) -> list[Pair]:
-    """The entry's pairs: its explicit ``pairs``, or those of its relation on its input
-    (patterns plus ``random_pairs`` random pairs drawn with ``seed``)."""
+    """The entry's pairs: its ``pairs`` (explicit or built; checked by its relation if it has one), or
+    those of its relation on its input (patterns plus ``random_pairs`` random pairs drawn with ``seed``)."""
     from dpverify.neighbours import as_pairs
 
+    relation = entry.relation.build() if entry.relation is not None else None
     if entry.pairs is not None:
-        return as_pairs([(x0, x1) for x0, x1 in entry.pairs])
-    assert entry.relation is not None
-    relation = entry.relation.build()
-    return relation.pairs(entry.input, patterns=True, random=entry.random_pairs, seed=seed)
+        raw = entry.pairs(entry.where, entry.import_paths) if isinstance(entry.pairs, Builder) else entry.pairs
+        try:
+            return as_pairs(list(raw), relation)
+        except DPVerifyError as exc:
+            raise SuiteError(f"{entry.where}: key 'pairs': {exc}") from None
+    assert relation is not None
+    x = entry.input(entry.where, entry.import_paths) if isinstance(entry.input, Builder) else entry.input
+    return relation.pairs(x, patterns=True, random=entry.random_pairs, seed=seed)
 
 
 def entry_seed(run_seed: int, suite_name: str, entry_id: str) -> int:

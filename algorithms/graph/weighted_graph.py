@@ -91,7 +91,7 @@ def _as_weights(weights: Any, m: int) -> np.ndarray:
         raise GraphError(f"weights must be a 1-D vector with one entry per edge ({m}), got shape {w.shape}.")
     bad = np.flatnonzero(~np.isfinite(w))
     if bad.size:
-        raise GraphError(f"weights[{int(bad[0])}] is {w[bad[0]]}; edge weights must be finite.")
+        raise GraphError(f"weights[{int(bad[0])}] is {float(w[bad[0]])}; edge weights must be finite.")
     return w
 
 
@@ -304,7 +304,7 @@ class WeightedGraph:
         bad = np.flatnonzero(self.weights <= 0)
         if bad.size:
             i = int(bad[0])
-            raise GraphError(f"{algorithm} needs positive weights, but weights[{i}] = {self.weights[i]!r} "
+            raise GraphError(f"{algorithm} needs positive weights, but weights[{i}] = {float(self.weights[i])!r} "
                              f"(edge {self.edges[i].tolist()}); shift or rescale the weights.")
 
     def require_tree(self, algorithm: str) -> None:
