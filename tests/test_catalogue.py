@@ -1,4 +1,4 @@
-"""Regression of the auditor on the catalogue (audits/catalogue.toml).
+"""Regression of the auditor on the catalogue (audits/catalogue.toml) and the graph suite (audits/graph.toml).
 
 Every broken mechanism must be flagged and every correct one must not, at the suite's quick budget
 (stated per entry in the TOML file) and at the fixed run seed 0 (each entry's seed derived from it
@@ -14,10 +14,12 @@ import pytest
 
 from dpverify.suite import load_suite, run_entry
 
-CATALOGUE = load_suite(Path(__file__).resolve().parents[1] / "audits" / "catalogue.toml")
+AUDITS = Path(__file__).resolve().parents[1] / "audits"
+SUITES = [load_suite(AUDITS / "catalogue.toml"), load_suite(AUDITS / "graph.toml")]
+ENTRIES = [e for s in SUITES for e in s.entries]
 
 
-@pytest.mark.parametrize("entry", CATALOGUE.entries, ids=[e.id for e in CATALOGUE.entries])
+@pytest.mark.parametrize("entry", ENTRIES, ids=[e.name for e in ENTRIES])
 def test_catalogue_entry_meets_its_expectation(entry):
     outcome = run_entry(entry, mode="quick", run_seed=0, workers=1)
     assert outcome.error is None, outcome.error
@@ -31,7 +33,7 @@ def test_catalogue_entry_meets_its_expectation(entry):
 
 
 def test_catalogue_pairs_every_broken_mechanism_with_a_control():
-    broken = {e.mechanism.split(":")[0].rsplit(".", 1)[1] for e in CATALOGUE.entries
+    broken = {e.mechanism.split(":")[0].rsplit(".", 1)[1] for e in ENTRIES
               if e.mechanism.startswith("algorithms.broken.")}
     import algorithms.broken as b
     modules = {m.__module__.rsplit(".", 1)[1] for m in map(lambda n: getattr(b, n), b.__all__)}
