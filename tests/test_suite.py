@@ -481,3 +481,60 @@ def test_real_audit_run_entry() -> None:
     # same seed, same result
     again = run_suites([load_suite(TINY)], mode="quick", seed=0, workers=1, select="identity")
     assert again[0].epsilon_lower_bound == ident.epsilon_lower_bound
+
+
+# ------------------------------------------------------------------------------------------ builders
+BUILT = """
+[[entry]]
+id = "built-input"
+kind = "statistical"
+mechanism = "mechs:laplace_sum"
+params = { epsilon = 1.0 }
+claim = { epsilon = 1.0 }
+expect = "pass"
+input = { build = "numpy:full", params = { shape = 2, fill_value = 0.5 } }
+relation = { kind = "linf", radius = 1.0 }
+
+[[entry]]
+id = "built-pairs"
+kind = "statistical"
+mechanism = "mechs:laplace_sum"
+params = { epsilon = 1.0 }
+claim = { epsilon = 1.0 }
+expect = "pass"
+pairs = { build = "mechs:pair_list", params = { shift = 0.5 } }
+relation = { kind = "linf", radius = 1.0 }
+"""
+
+
+def test_inputs_and_pairs_built_by_functions(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(mechs, "pair_list", lambda shift: [(np.zeros(2), np.full(2, shift), "built")],
+                        raising=False)
+    s = load_suite(write(tmp_path, BUILT))
+    by_id = {e.id: e for e in s.entries}
+    pairs = build_pairs(by_id["built-input"], seed=0)
+    assert np.array_equal(pairs[0].x0, [0.5, 0.5]) and len(pairs) > 3  # the relation's patterns
+    (p,) = build_pairs(by_id["built-pairs"], seed=0)
+    assert p.label == "built" and np.array_equal(p.x1, [0.5, 0.5])
+    # a relation given with pairs validates them
+    monkeypatch.setattr(mechs, "pair_list", lambda shift: [(np.zeros(2), np.full(2, 3.0))])
+    with pytest.raises(SuiteError, match="key 'pairs'.*exceeds the radius"):
+        build_pairs(by_id["built-pairs"], seed=0)
+
+
+@pytest.mark.parametrize("value,needle", [
+    ('{ build = "not a path" }', "key 'pairs.build'"),
+    ('{ build = "mechs:x", params = 3 }', "key 'pairs.params'"),
+    ('{ build = "mechs:x", other = 1 }', "unknown key in pairs builder"),
+])
+def test_builder_errors_name_the_key(tmp_path: Path, value: str, needle: str) -> None:
+    with pytest.raises(SuiteError, match=needle):
+        load_suite(write(tmp_path, entry_toml(pairs=value)))
+
+
+def test_failing_builder_is_a_suite_error(tmp_path: Path) -> None:
+    body = entry_toml(pairs=None, input='{ build = "numpy:full", params = { shape = -1, fill_value = 0.0 } }',
+                      relation='{ kind = "linf", radius = 1.0 }')
+    (entry,) = load_suite(write(tmp_path, body)).entries
+    with pytest.raises(SuiteError, match=r"numpy:full\(\*\*.*raised ValueError"):
+        build_pairs(entry, seed=0)
