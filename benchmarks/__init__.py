@@ -1,0 +1,1 @@
+"""Benchmarks: speed goals are measured here (``python -m benchmarks.<name>``), not in timed tests."""
