@@ -11,6 +11,12 @@
 
 Without ``PATHS`` both use the default suites (see :func:`dpverify.suite.default_suites`).
 Any :class:`~dpverify.errors.DPVerifyError` is printed as ``dpverify: error: <message>`` (exit 2).
+
+``dpverify reproduce NAME [--quick] [--seed N] [--workers N] [--out DIR]``
+    Rerun a seed paper's experiment (:mod:`dpverify.reproduce`), print its markdown report and write it
+    to ``DIR/NAME.md`` (default DIR: ``dpverify-reproductions``).  ``dpverify reproduce --list`` (or no
+    NAME) lists the reproductions.  Exit status 0, 2 on an unknown name or other errors, 130 when
+    interrupted.
 """
 
 from __future__ import annotations
@@ -24,6 +30,7 @@ from typing import Any, TextIO
 
 from dpverify.errors import DPVerifyError, InputError
 from dpverify.report import dpverify_version, format_table, write_report_json
+from dpverify.reproduce import REPRODUCTIONS, load_reproduction, run_reproduction
 from dpverify.suite import (
     Entry,
     EntryOutcome,
@@ -92,6 +99,19 @@ def build_parser() -> argparse.ArgumentParser:
                          description="List suite entries: suite/id, kind, mechanism, claim, expectation.")
     lst.add_argument("paths", nargs="*", metavar="PATHS", help=paths_help)
     lst.add_argument("--select", action="append", metavar="PATTERN", help=select_help)
+
+    rep = sub.add_parser("reproduce", help="rerun a seed paper's experiment and write a markdown report",
+                         description="Rerun an experiment of a seed paper from scratch and compare it with "
+                         "the printed numbers; the report is printed and written to DIR/NAME.md.")
+    rep.add_argument("name", nargs="?", metavar="NAME", help="the reproduction (see --list)")
+    rep.add_argument("--list", action="store_true", help="list the reproductions and exit")
+    rep.add_argument("--quick", action="store_true",
+                     help="a small configuration that runs in seconds (numbers not comparable with the paper)")
+    rep.add_argument("--seed", type=_non_negative_int, default=0, metavar="N", help="run seed (default 0)")
+    rep.add_argument("--workers", type=_positive_int, default=None, metavar="N",
+                     help="processes (default: all cores; results do not depend on it)")
+    rep.add_argument("--out", default="dpverify-reproductions", metavar="DIR",
+                     help="directory of the report DIR/NAME.md and any figures (default: dpverify-reproductions)")
     return parser
 
 
@@ -105,6 +125,29 @@ def _cmd_list(args: argparse.Namespace, out: TextIO) -> int:
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
     for r in rows:
         print("  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip(), file=out)
+    return EXIT_OK
+
+
+def _cmd_reproduce(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    if args.list or args.name is None:
+        width = max(len(n) for n in REPRODUCTIONS)
+        for name, path in sorted(REPRODUCTIONS.items()):
+            print(f"{name.ljust(width)}  {path}", file=out)
+        if args.name is None and not args.list:
+            print("dpverify: pass a NAME to run one: dpverify reproduce NAME [--quick]", file=err)
+        return EXIT_OK
+    load_reproduction(args.name)  # an unknown name fails before anything runs
+    print(f"reproducing {args.name} ({'quick' if args.quick else 'full'}, seed {args.seed}) ...", file=err,
+          flush=True)
+    t0 = time.perf_counter()
+    try:
+        text = run_reproduction(args.name, quick=args.quick, seed=args.seed, out_dir=args.out,
+                                workers=args.workers)
+    except KeyboardInterrupt:
+        print(f"dpverify: interrupted; no report written for {args.name}", file=err)
+        return EXIT_INTERRUPTED
+    print(text, file=out, end="", flush=True)
+    print(f"report: {Path(args.out) / (args.name + '.md')} ({time.perf_counter() - t0:.1f} s)", file=err)
     return EXIT_OK
 
 
@@ -191,6 +234,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args.command == "list":
             return _cmd_list(args, out)
+        if args.command == "reproduce":
+            return _cmd_reproduce(args, out, err)
         return _cmd_run(args, out, err)
     except DPVerifyError as exc:
         print(f"dpverify: error: {exc}", file=err)
