@@ -354,14 +354,9 @@ _HEADER = ("| dataset | ε | method | τ / p | ARI mean ± SD | P(ARI ≥ 0.9) |
 
 
 def _command(quick: bool, seed: int, out_dir: Path, workers: int | None) -> str:
-    path = str(out_dir)
-    if any(ch in path for ch in "\"'$`\\"):
-        path_expr = repr(path)
-        code = ("from pathlib import Path; from algorithms.experiments.ptclust_figures import reproduce; "
-                f"print(reproduce(quick={quick}, seed={seed}, out_dir=Path({path_expr}), workers={workers}))")
-        return "python -c " + shlex.quote(code)
-    return ('python -c "from pathlib import Path; from algorithms.experiments.ptclust_figures import reproduce; '
-            f"print(reproduce(quick={quick}, seed={seed}, out_dir=Path('{path}'), workers={workers}))\"")
+    """The CLI command that reproduces this report (``workers`` does not change the numbers)."""
+    return (f"python -m dpverify reproduce ptclust-figures{' --quick' if quick else ''} --seed {seed} "
+            f"--out {shlex.quote(str(out_dir))}")
 
 
 def reproduce(*, quick: bool, seed: int, out_dir: Path, workers: int | None) -> str:
