@@ -1,4 +1,4 @@
-"""BROKEN: laplace MST calibrated for the ℓ1 neighbourhood while claiming the ℓ∞ one.
+"""BROKEN: Laplace MST calibrated for the ℓ1 neighbourhood while claiming the ℓ∞ one.
 
 Bug: Sealfon's ``Lap(r/ε)`` per edge is ε-DP when the *whole* weight vector moves by at most ``r`` in ℓ1
 (seed 002 Def. 2.2.1); seed 001's ℓ∞ neighbourhood (Def. 2.1) lets every edge move by ``mu``, an ℓ1 change

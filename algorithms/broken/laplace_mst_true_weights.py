@@ -1,4 +1,4 @@
-"""BROKEN: laplace MST that adds the noise but chooses the tree on the true weights.
+"""BROKEN: Laplace MST that adds the noise but chooses the tree on the true weights.
 
 Bug: the noisy weights are computed (and, with ``release_weights``, even released) but the MST is taken
 on the original ``w`` -- e.g. a variable-name slip ``mst(graph.weights)`` for ``mst(noisy)``.  Privacy by

@@ -1,4 +1,4 @@
-"""BROKEN: pAMST whose utility sensitivity is computed from the private weights: ``Δu = (max w - min w)/|E|``.
+"""BROKEN: PAMST whose utility sensitivity is computed from the private weights: ``Δu = (max w - min w)/|E|``.
 
 Bug: Δu must bound the change of the utility between *neighbouring* inputs (seed 001 Sec. 2.2,
 ``Δu_G = max_r max_{w~w'} |u_G(w, r) - u_G(w', r)|``).  Seed 002 Sec. 3.4 states the normalised value

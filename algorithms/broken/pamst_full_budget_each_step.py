@@ -1,4 +1,4 @@
-"""BROKEN: pAMST that gives every exponential-mechanism step the full budget ε instead of ``ε/(|V|-1)``.
+"""BROKEN: PAMST that gives every exponential-mechanism step the full budget ε instead of ``ε/(|V|-1)``.
 
 Bug: seed 001 Algorithm 2 line 6 calls ``M_Exp(..., ε/(|V|-1))``; forgetting the split (a common slip when
 an iterative mechanism reuses a one-shot primitive) spends ε per step.  Control:

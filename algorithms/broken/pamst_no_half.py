@@ -1,4 +1,4 @@
-"""BROKEN: pAMST whose exponential-mechanism steps drop the factor 2: ``P(r) ∝ exp(ε' u(r)/Δu)``.
+"""BROKEN: PAMST whose exponential-mechanism steps drop the factor 2: ``P(r) ∝ exp(ε' u(r)/Δu)``.
 
 Bug: seed 001 Definition 2.6 (and McSherry-Talwar) divide by ``2Δu``; code that writes
 ``exp(eps * u / sens)`` (the form of report-noisy-max with one-sided noise, or of the "monotone" EM) doubles

@@ -1,4 +1,4 @@
-"""BROKEN: pAMST that also returns the true weights of the chosen edges.
+"""BROKEN: PAMST that also returns the true weights of the chosen edges.
 
 Bug: PAMST releases the topology only (seed 001 Sec. 3.3.2: "PAMST does not output a weighted tree"); code
 that returns ``(edge, w(edge))`` pairs from each step -- convenient for a downstream clusterer -- publishes
