@@ -102,11 +102,18 @@ def write_report_json(path: str | Path, outcomes: Sequence[EntryOutcome], meta: 
     Creates the parent directory if needed and returns the path written.
     """
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
     text = json.dumps(report_dict(outcomes, meta), indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+    write_text_atomic(path, text)
+    return path
+
+
+def write_text_atomic(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` through a temporary file and ``os.replace``: a reader (or an interrupted
+    run) sees the old file or the new one, never half of one."""
+    path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
             fh.write(text)
             fh.flush()
             os.fsync(fh.fileno())
@@ -117,7 +124,6 @@ def write_report_json(path: str | Path, outcomes: Sequence[EntryOutcome], meta: 
         except OSError:
             pass
         raise
-    return path
 
 
 def _fmt(v: float | None) -> str:

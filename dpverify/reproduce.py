@@ -13,13 +13,12 @@ statically), calls it and writes the report to ``out_dir/<name>.md`` atomically.
 from __future__ import annotations
 
 import difflib
-import os
-import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from dpverify.errors import InputError, SuiteError
+from dpverify.report import write_text_atomic
 from dpverify.suite import resolve
 
 __all__ = ["REPRODUCTIONS", "run_reproduction", "load_reproduction", "known_names"]
@@ -57,21 +56,6 @@ def load_reproduction(name: str) -> Callable[..., Any]:
     return fn
 
 
-def _write_atomic(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as f:
-            f.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
-
-
 def run_reproduction(name: str, *, quick: bool = False, seed: int = 0, out_dir: str | Path,
                      workers: int | None = None) -> str:
     """Run reproduction ``name`` and write its report to ``out_dir/<name>.md``; returns the report text."""
@@ -92,7 +76,7 @@ def run_reproduction(name: str, *, quick: bool = False, seed: int = 0, out_dir: 
         text += "\n"
     report = out / f"{name}.md"
     try:
-        _write_atomic(report, text)
+        write_text_atomic(report, text)
     except OSError as exc:
         raise InputError(f"cannot write the report {report}: {exc}; pass another --out DIR") from None
     return text
