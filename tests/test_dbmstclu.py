@@ -29,19 +29,9 @@ def path(weights: list[float]) -> WeightedGraph:
 
 
 def labels_after_cuts(tree: WeightedGraph, cut: set[int]) -> np.ndarray:
-    """Canonical labels of the components of the tree minus the edges in ``cut`` (union-find)."""
-    root = list(range(tree.n_nodes))
-
-    def find(x: int) -> int:
-        while root[x] != x:
-            root[x] = root[root[x]]
-            x = root[x]
-        return x
-
-    for i, (u, v) in enumerate(tree.edges.tolist()):
-        if i not in cut:
-            root[find(u)] = find(v)
-    return canonical_labels([find(x) for x in range(tree.n_nodes)])
+    """Canonical labels of the components of the tree minus the edges in ``cut``."""
+    kept = [i for i in range(tree.n_edges) if i not in cut]
+    return canonical_labels(tree.subgraph_edges(kept).component_labels())
 
 
 def brute_force(tree: WeightedGraph) -> tuple[np.ndarray, float, list[int]]:

@@ -263,10 +263,9 @@ class WeightedGraph:
         state.pop("adjacency", None)
         return state
 
-    def n_components(self) -> int:
-        """Number of connected components (isolated nodes count)."""
-        if self.n_nodes == 1:
-            return 1
+    def component_labels(self) -> np.ndarray:
+        """Connected component of every node, ``(n_nodes,)`` int64, components numbered 0, 1, ... in order
+        of their smallest node."""
         m = self.n_edges
         if m <= _UNION_FIND_MAX_EDGES:  # small graphs: a Python union-find beats building a sparse matrix
             parent = list(range(self.n_nodes))
@@ -277,15 +276,20 @@ class WeightedGraph:
                     a = parent[a]
                 return a
 
-            k = self.n_nodes
             for u, v in self.edges.tolist():
                 ru, rv = find(u), find(v)
                 if ru != rv:
                     parent[ru] = rv
-                    k -= 1
-            return k
-        a = sp.coo_matrix((np.ones(m), (self.edges[:, 0], self.edges[:, 1])), shape=(self.n_nodes,) * 2)
-        return int(connected_components(a, directed=False)[0])
+            roots = np.array([find(a) for a in range(self.n_nodes)], dtype=np.int64)
+        else:
+            a = sp.coo_matrix((np.ones(m), (self.edges[:, 0], self.edges[:, 1])), shape=(self.n_nodes,) * 2)
+            roots = connected_components(a, directed=False)[1].astype(np.int64)
+        _, first, inverse = np.unique(roots, return_index=True, return_inverse=True)
+        return np.argsort(np.argsort(first))[inverse].astype(np.int64)
+
+    def n_components(self) -> int:
+        """Number of connected components (isolated nodes count)."""
+        return int(self.component_labels().max()) + 1
 
     def is_connected(self) -> bool:
         return self.n_components() == 1
