@@ -17,6 +17,7 @@ import numpy as np
 
 from algorithms.classic._validation import check_n
 from algorithms.graph.pamst import PAMST, as_graph, tree_codes
+from algorithms.graph.pamst_exact import pamst_log_pmf
 from algorithms.graph.weighted_graph import WeightedGraph
 
 
@@ -27,6 +28,13 @@ class PAMSTReleasesWeights(PAMST):
         trees = np.sort(self._trees(graph, check_n(n), rng, self.coefficient(graph)), axis=1)
         # BUG: the private weights of the chosen edges go out unchanged
         return np.column_stack([tree_codes(trees).astype(np.float64), graph.weights[trees]])
+
+    def log_pmf(self, x: WeightedGraph) -> tuple[np.ndarray, np.ndarray]:
+        """Exact law of the released rows: each spanning tree's row (code, its true weights) with the tree's
+        PAMST probability -- neighbouring weights give disjoint supports (ε = ∞ exactly)."""
+        graph = as_graph(x, "PAMST")
+        trees, log_p = pamst_log_pmf(graph, self.coefficient(graph), self.start)
+        return np.column_stack([tree_codes(trees).astype(np.float64), graph.weights[trees]]), log_p
 
     def true_epsilon(self, graph: WeightedGraph | None = None) -> float:
         return math.inf

@@ -36,7 +36,8 @@ Samplers (all exact; they agree in distribution, ``tests/test_pamst.py``)
 * :func:`pamst_batched` -- many runs at once for audits: one inverse-CDF draw per run and step, with the
   per-vertex-set cumulative probabilities tabulated for graphs of up to 16 vertices (one gather per step)
   and computed from the ``(runs, edges)`` cut mask otherwise.
-* :func:`pamst_pmf` -- the exact output pmf on small graphs (dynamic programme over partial trees).
+* :func:`pamst_pmf` / :meth:`PAMST.log_pmf` -- the exact output law on small graphs, from
+  :mod:`algorithms.graph.pamst_exact` (spanning-tree enumeration + dynamic programme over vertex subsets).
 
 Output of the mechanism: the tree's edge set, as an int64 code ``sum_{e in T} 2**e`` per run (shape
 ``(n,)``) when the graph has at most 62 edges, else the sorted edge ids (shape ``(n, |V|-1)``).
@@ -44,7 +45,6 @@ Output of the mechanism: the tree's edge set, as an int64 code ``sum_{e in T} 2*
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -52,6 +52,7 @@ import numpy as np
 
 from algorithms.classic._validation import check_choice, check_epsilon, check_n, check_positive
 from algorithms.graph.neighbourhood import as_neighbourhood
+from algorithms.graph.pamst_exact import pamst_log_pmf
 from algorithms.graph.weighted_graph import GraphError, WeightedGraph
 
 __all__ = [
@@ -226,32 +227,13 @@ def pamst_batched(graph: WeightedGraph, c: float, starts: np.ndarray, rng: np.ra
 
 def pamst_pmf(graph: WeightedGraph, c: float, start: int | None = None) -> dict[int, float]:
     """Exact pmf of the output tree (bitmask code -> probability) for a start vertex, or averaged over a
-    uniform start (``start=None``).  Dynamic programme over partial trees; for graphs of <= 62 edges and a
-    handful of vertices (the number of partial trees grows quickly).
+    uniform start (``start=None``); graphs of <= 62 edges.  Computed by
+    :func:`algorithms.graph.pamst_exact.pamst_log_pmf` (dynamic programme over vertex subsets).
     """
-    n, m = graph.n_nodes, graph.n_edges
-    if m > MAX_CODE_EDGES:
-        raise GraphError(f"pamst_pmf needs at most {MAX_CODE_EDGES} edges, got {m}.")
-    eu, ev = graph.edges[:, 0].tolist(), graph.edges[:, 1].tolist()
-    neg_cw = (-c * graph.weights).tolist()
-    starts = range(n) if start is None else [int(start)]
-    total: dict[int, float] = {}
-    for s0 in starts:
-        layer: dict[tuple[int, int], float] = {(1 << s0, 0): 1.0}
-        for _ in range(n - 1):
-            nxt: dict[tuple[int, int], float] = {}
-            for (s, code), p in layer.items():
-                cut = [e for e in range(m) if ((s >> eu[e]) & 1) != ((s >> ev[e]) & 1)]
-                top = max(neg_cw[e] for e in cut)
-                ws = [math.exp(neg_cw[e] - top) for e in cut]
-                z = sum(ws)
-                for e, we in zip(cut, ws):
-                    key = (s | (1 << eu[e]) | (1 << ev[e]), code | (1 << e))
-                    nxt[key] = nxt.get(key, 0.0) + p * we / z
-            layer = nxt
-        for (_, code), p in layer.items():
-            total[code] = total.get(code, 0.0) + p / len(starts)
-    return total
+    if graph.n_edges > MAX_CODE_EDGES:
+        raise GraphError(f"pamst_pmf needs at most {MAX_CODE_EDGES} edges, got {graph.n_edges}.")
+    trees, log_p = pamst_log_pmf(graph, c, start)
+    return dict(zip(tree_codes(trees).tolist(), np.exp(log_p).tolist()))
 
 
 # --------------------------------------------------------------------------------------------------
@@ -357,7 +339,16 @@ class PAMST:
         graph = as_graph(x, "PAMST")
         return self.encode(graph, self._trees(graph, check_n(n), rng, self.coefficient(graph)))
 
-    def pmf(self, x: WeightedGraph) -> dict[int, float]:
-        """Exact output pmf (bitmask code -> probability) on a small graph."""
+    def pmf(self, x: WeightedGraph) -> dict[Any, float]:
+        """Exact output pmf on a small graph: output (bitmask code, or tuple for row outputs) -> probability."""
+        outputs, log_p = self.log_pmf(x)
+        keys = [tuple(o) if isinstance(o, list) else o for o in outputs.tolist()]
+        return dict(zip(keys, np.exp(log_p).tolist()))
+
+    def log_pmf(self, x: WeightedGraph) -> tuple[np.ndarray, np.ndarray]:
+        """Exact output law on a small graph: ``(outputs, log_p)`` with the outputs encoded as
+        :meth:`__call__` encodes them (bitmask codes, or sorted edge-id rows above 62 edges).  Uses
+        :func:`algorithms.graph.pamst_exact.pamst_log_pmf`; about 10 vertices at most."""
         graph = as_graph(x, "PAMST")
-        return pamst_pmf(graph, self.coefficient(graph), self.start)
+        trees, log_p = pamst_log_pmf(graph, self.coefficient(graph), self.start)
+        return self.encode(graph, trees), log_p
