@@ -172,3 +172,70 @@ def test_bad_inputs_and_parameters_raise_clear_errors() -> None:
         PAMST(0.0)
     with pytest.raises(ValueError, match="neighbours"):
         PAMST(1.0, neighbours="l2")
+
+
+# -- the exact law by spanning-tree enumeration + DP over vertex subsets (algorithms.graph.pamst_exact) -------
+
+from algorithms.graph.examples import topology  # noqa: E402
+from algorithms.graph.pamst_exact import pamst_log_pmf, spanning_trees  # noqa: E402
+
+
+@pytest.mark.parametrize("kind,n", [("path", 5), ("cycle", 6), ("star", 5), ("complete", 6), ("wheel", 7),
+                                    ("random", 8)])
+def test_spanning_tree_enumeration_matches_kirchhoff(kind: str, n: int) -> None:
+    import networkx as nx
+
+    g = topology(kind, n)
+    trees = spanning_trees(g)
+    nxg = nx.Graph()
+    nxg.add_edges_from(g.edges.tolist())
+    assert trees.shape == (round(nx.number_of_spanning_trees(nxg)), n - 1)
+    assert np.unique(trees, axis=0).shape[0] == trees.shape[0]  # no tree twice
+    for row in trees[:: max(1, trees.shape[0] // 50)]:
+        t = nx.Graph()
+        t.add_nodes_from(range(n))
+        t.add_edges_from(g.edges[row].tolist())
+        assert nx.is_tree(t)
+
+
+def test_uniform_start_law_matches_brute_force_on_k5() -> None:
+    g = WeightedGraph.complete(5, np.random.default_rng(3).uniform(0, 4, 10))
+    c = 0.6
+    dp = pamst_pmf(g, c)
+    bf: dict[int, float] = {}
+    for s in range(5):
+        for k, p in _brute_force_pmf(g, c, s).items():
+            bf[k] = bf.get(k, 0.0) + p / 5
+    assert set(dp) == set(bf) and len(dp) == 125
+    assert all(math.isclose(dp[k], bf[k], rel_tol=1e-11) for k in dp)
+
+
+def test_batched_sampler_matches_exact_law_on_a_wheel() -> None:
+    """7-vertex wheel (12 edges, 384 spanning trees), random start; chi-square at ALPHA."""
+    g = topology("wheel", 7, np.random.default_rng(5).uniform(0, 3, 12))
+    mech = PAMST(2.0)
+    codes = mech(g, 300_000, np.random.default_rng(11))
+    assert chi_square_pvalue(codes, mech.pmf(g)) > ALPHA
+
+
+def test_exact_law_is_stable_for_large_coefficients() -> None:
+    """c·(weight range) = 4000: linear-space products would overflow; the log-space DP puts all mass on the
+    unique MST."""
+    g = WeightedGraph.complete(5, np.arange(10, dtype=float))
+    trees, log_p = pamst_log_pmf(g, 400.0)
+    assert np.isfinite(log_p).all()
+    best = int(np.argmax(log_p))
+    assert set(trees[best].tolist()) == set(mst_edges(g).tolist())
+    assert math.isclose(np.exp(log_p).sum(), 1.0, rel_tol=1e-12)
+
+
+def test_exact_law_errors_name_the_problem() -> None:
+    disconnected = WeightedGraph(4, [[0, 1], [2, 3]], [1.0, 1.0])
+    with pytest.raises(GraphError, match="connected"):
+        pamst_log_pmf(disconnected, 1.0)
+    with pytest.raises(GraphError, match="max_candidates"):
+        spanning_trees(WeightedGraph.complete(12, np.ones(66)))
+    with pytest.raises(GraphError, match="coefficient"):
+        pamst_log_pmf(K4, float("nan"))
+    with pytest.raises(GraphError, match="start vertex 9"):
+        pamst_log_pmf(K4, 1.0, start=9)

@@ -18,7 +18,10 @@ import numpy as np
 
 from algorithms.graph.weighted_graph import WeightedGraph
 
-__all__ = ["complete_graph", "graph", "corner_pairs"]
+__all__ = ["complete_graph", "graph", "corner_pairs", "topology", "TOPOLOGIES"]
+
+#: Topologies :func:`topology` builds.
+TOPOLOGIES: tuple[str, ...] = ("path", "cycle", "star", "complete", "wheel", "random")
 
 
 def complete_graph(n_nodes: int, weights: Sequence[float]) -> WeightedGraph:
@@ -43,3 +46,41 @@ def corner_pairs(n_nodes: int, weights: Sequence[float], directions: Sequence[Se
         label = "corner[" + "".join("+" if v > 0 else "-" if v < 0 else "0" for v in d) + "]"
         out.append((base, base.with_weights(base.weights + mu * d), label))
     return out
+
+
+def topology(kind: str, n_nodes: int, weights: Sequence[float] | float = 1.0, *, p: float = 0.5,
+             seed: int = 0) -> WeightedGraph:
+    """A connected graph of a named topology on ``n_nodes`` vertices: ``path`` (0-1-...), ``cycle``, ``star``
+    (centre 0), ``complete``, ``wheel`` (hub 0 + a cycle) or ``random`` (G(n, p) drawn with ``seed``,
+    redrawn until connected).  ``weights``: one number for every edge, or one per edge in edge order."""
+    if kind not in TOPOLOGIES:
+        raise ValueError(f"unknown topology {kind!r}; use one of {', '.join(TOPOLOGIES)}")
+    if isinstance(n_nodes, bool) or not isinstance(n_nodes, int) or n_nodes < 2:
+        raise ValueError(f"n_nodes must be an integer >= 2, got {n_nodes!r}")
+    n = n_nodes
+    if kind == "path":
+        edges = [(i, i + 1) for i in range(n - 1)]
+    elif kind == "cycle":
+        edges = [(i, i + 1) for i in range(n - 1)] + ([(0, n - 1)] if n > 2 else [])
+    elif kind == "star":
+        edges = [(0, i) for i in range(1, n)]
+    elif kind == "complete":
+        edges = [(i, j) for i in range(n) for j in range(i + 1, n)]
+    elif kind == "wheel":
+        if n < 4:
+            raise ValueError(f"a wheel needs n_nodes >= 4, got {n}")
+        edges = [(0, i) for i in range(1, n)] + [(i, i + 1) for i in range(1, n - 1)] + [(1, n - 1)]
+    else:
+        rng = np.random.default_rng(seed)
+        for _ in range(10_000):
+            g = WeightedGraph.erdos_renyi(n, p, rng)
+            if g.n_components() == 1:
+                edges = g.edges.tolist()
+                break
+        else:
+            raise ValueError(f"G({n}, {p}) gave no connected graph in 10000 draws; raise p")
+    m = len(edges)
+    w = np.full(m, float(weights)) if np.ndim(weights) == 0 else np.asarray(weights, dtype=np.float64)
+    if w.shape != (m,):
+        raise ValueError(f"a {kind} graph on {n} nodes has {m} edges; got {w.shape[0]} weights")
+    return WeightedGraph.from_arrays(n, np.asarray(edges, dtype=np.int64).reshape(-1, 2), w)
