@@ -7,7 +7,7 @@
      "mode": "quick", "seed": 0, "workers": null, "python": "3.11.7", "platform": "Linux-...",
      "entries": [{"suite", "id", "kind", "mechanism", "claim": {"epsilon", "delta"}, "expectation",
                   "outcome", "matched", "epsilon_lower_bound", "true_epsilon", "samples",
-                  "search_samples", "seed", "seconds", "witness", "error"}, ...],
+                  "search_samples", "seed", "seconds", "witness", "error", "details"}, ...],
      "summary": {"entries", "matched", "mismatched", "errors", "not_run", "seconds"}}
 
 JSON has no ``inf``/``nan``: they are written as the strings ``"inf"``/``"nan"``.  The file is written
@@ -147,14 +147,26 @@ def _ok(o: EntryOutcome) -> str:
     return "✓" if o.matched else "✗"
 
 
+def _found(o: EntryOutcome) -> str:
+    """The ε the entry established: a lower confidence bound (statistical), ``=x`` an exact loss (exact),
+    ``p=x`` the goodness-of-fit p-value (em)."""
+    if o.kind == "exact" and o.epsilon_lower_bound is not None:
+        return "=" + _fmt(o.epsilon_lower_bound)
+    if o.kind == "em" and o.details is not None and "pvalue" in o.details:
+        p = o.details["pvalue"]
+        return "p=" + (f"{p:.2g}" if isinstance(p, float) else str(p))
+    return _fmt(o.epsilon_lower_bound)
+
+
 def format_table(outcomes: Sequence[EntryOutcome]) -> str:
-    """Plain-text table (id, claim ε, ε LB, true ε, outcome, expected, ok, samples, seconds), the error
-    messages of failed entries, and a final line ``"N/M entries as expected"``."""
-    header = ("id", "claim ε", "ε LB", "true ε", "outcome", "expected", "ok", "samples", "seconds")
+    """Plain-text table (id, claim ε, ε found, true ε, outcome, expected, ok, samples, seconds), the error
+    messages of failed entries, and a final line ``"N/M entries as expected"``.  "ε found" is the ε lower
+    bound of a statistical audit, ``=x`` the exact loss of an exact check, ``p=x`` an em check's p-value."""
+    header = ("id", "claim ε", "ε found", "true ε", "outcome", "expected", "ok", "samples", "seconds")
     right = (False, True, True, True, False, False, False, True, True)
     rows = [
         (
-            o.name, _claim(o), _fmt(o.epsilon_lower_bound), _fmt(o.true_epsilon), o.outcome,
+            o.name, _claim(o), _found(o), _fmt(o.true_epsilon), o.outcome,
             o.expectation, _ok(o), "-" if o.samples is None else str(o.samples),
             "-" if o.outcome == "not-run" else f"{o.seconds:.2f}",
         )

@@ -13,7 +13,7 @@ A suite file holds one ``[suite]`` table and any number of ``[[entry]]`` tables:
 
     [[entry]]
     id = "laplace"                                   # unique within the suite
-    kind = "statistical"                             # the only kind for now
+    kind = "statistical"                             # statistical | exact | em (see below)
     mechanism = "algorithms.classic.laplace:Laplace" # "module:attribute"
     params = { epsilon = 0.1 }                       # a class is instantiated with them,
                                                      # a function wrapped with functools.partial
@@ -32,6 +32,15 @@ A suite file holds one ``[suite]`` table and any number of ``[[entry]]`` tables:
                                                      # float_bits, finalists, batch_size
     quick = { samples = 100000, search_samples = 50000 }
     full  = { samples = 2000000, search_samples = 500000 }
+
+Kinds.  ``statistical``: the black-box audit (:func:`dpverify.audit`) with the entry's budget.  ``exact``: the
+mechanism's exact output law (``log_pmf``/``pmf``) on the pairs (:func:`dpverify.exact.exact_audit`), or -- with
+``search = { base_radius = 2.0, restarts = 8, random_pairs = 16, polish = true, domain = [0, 1], grid = 21,
+max_evaluations = 5000 }`` (every key optional) and an ``input`` with a ``relation`` -- the worst pair found by
+:func:`dpverify.worst_pair.worst_pair_search`; budgets do not apply.  ``em``: the sampler's frequencies against
+``softmax(ε·u/(2Δu))`` (:func:`dpverify.em_check.check_exponential_mechanism`) with ``input`` (passed to the
+sampler), optional ``utilities`` (default: the input) and ``sensitivity`` (default 1); ``quick``/``full`` give
+the samples; ``claim.epsilon`` is the ε the sampler claims.
 
 Lists of numbers become numpy arrays (``int64`` when every element is an integer, else ``float64``);
 scalars stay Python ``int``/``float``; TOML ``nan``/``inf`` are allowed.
@@ -108,7 +117,7 @@ __all__ = [
     "audit",
 ]
 
-SUPPORTED_KINDS: tuple[str, ...] = ("statistical",)
+SUPPORTED_KINDS: tuple[str, ...] = ("statistical", "exact", "em")
 EXPECTATIONS: tuple[str, ...] = ("pass", "violation")
 RELATION_KINDS: tuple[str, ...] = ("linf", "l1", "add_remove", "replace")
 MODES: tuple[str, ...] = ("quick", "full")
@@ -122,7 +131,7 @@ DEFAULT_BUDGETS: dict[str, tuple[int, int | None]] = {
 _SUITE_KEYS = ("name", "description", "default", "import_paths", "quick", "full")
 _ENTRY_KEYS = (
     "id", "kind", "mechanism", "params", "claim", "expect", "true_epsilon", "description",
-    "pairs", "input", "relation", "random_pairs",
+    "pairs", "input", "relation", "random_pairs", "search", "utilities", "sensitivity",
     "alpha", "nan_policy", "float_bits", "finalists", "batch_size",
     "quick", "full",
 )
@@ -228,6 +237,9 @@ class Entry:
     input: Any = None
     relation: Relation | None = None
     random_pairs: int = 0
+    search: dict[str, Any] | None = None
+    utilities: Any = None
+    sensitivity: float | None = None
     alpha: float | None = None
     nan_policy: str | None = None
     float_bits: bool | None = None
@@ -302,7 +314,8 @@ class EntryOutcome:
     seconds: float
     witness: dict[str, Any] | None = None
     error: str | None = None
-    result: AuditResult | None = field(default=None, repr=False)
+    details: dict[str, Any] | None = None
+    result: Any = field(default=None, repr=False)
 
     @property
     def name(self) -> str:
@@ -327,6 +340,7 @@ class EntryOutcome:
             "seconds": round(self.seconds, 6),
             "witness": json_clean(self.witness),
             "error": self.error,
+            "details": json_clean(self.details),
         }
 
 
@@ -532,7 +546,17 @@ def _entry(raw: Any, index: int, suite: str, path: Path, budgets: dict[str, Budg
     has_pairs, has_input, has_rel = "pairs" in raw, "input" in raw, "relation" in raw
     pairs = relation = inp = None
     random_pairs = raw.get("random_pairs", 0)
-    if has_pairs and has_input:
+    search, utilities, sensitivity = _kind_options(raw, kind, where)
+    if kind == "em":
+        inp = (_builder(raw["input"], where, "input") if isinstance(raw["input"], dict)
+               else _convert_value(raw["input"], where, "input"))
+        has_pairs = has_input = has_rel = False
+    elif search is not None and not (has_input and has_rel):
+        raise _err(where, "search", "a worst-pair search needs an input and a relation",
+                   'write input = ... and relation = { kind = "linf", radius = 1.0 } instead of pairs')
+    if kind == "em":
+        pass
+    elif has_pairs and has_input:
         raise _err(where, "input", "gives both pairs and an input",
                    "keep either pairs = [[x0, x1], ...] or input = ... with relation = {...}, not both")
     if has_pairs:
@@ -579,10 +603,61 @@ def _entry(raw: Any, index: int, suite: str, path: Path, budgets: dict[str, Budg
         quick=_budget(raw.get("quick"), where, "quick", budgets["quick"]),
         full=_budget(raw.get("full"), where, "full", budgets["full"]),
         true_epsilon=_true_epsilon(raw.get("true_epsilon"), where), description=description,
-        pairs=pairs, input=inp, relation=relation, random_pairs=random_pairs if inp is not None else 0,
+        pairs=pairs, input=inp, relation=relation,
+        random_pairs=random_pairs if inp is not None and kind != "em" else 0,
+        search=search, utilities=utilities, sensitivity=sensitivity,
         alpha=None if alpha is None else float(alpha), nan_policy=nan_policy, float_bits=float_bits,
         finalists=raw.get("finalists"), batch_size=raw.get("batch_size"), import_paths=import_paths,
     )
+
+
+_SEARCH_KEYS = {"base_radius": "number", "restarts": "int", "random_pairs": "int", "polish": "bool",
+                "domain": "list", "grid": "int", "max_evaluations": "int", "seed": "int"}
+
+
+def _kind_options(raw: dict[str, Any], kind: str, where: str) -> tuple[dict[str, Any] | None, Any, float | None]:
+    """Validate the keys that belong to one kind: ``search`` (exact), ``utilities``/``sensitivity`` (em)."""
+    if kind != "exact" and "search" in raw:
+        raise _err(where, "search", f"only exact entries search for a worst pair (this entry is {kind!r})",
+                   'remove search, or write kind = "exact"')
+    if kind != "em":
+        for key in ("utilities", "sensitivity"):
+            if key in raw:
+                raise _err(where, key, f"only em entries take {key} (this entry is {kind!r})",
+                           f'remove {key}, or write kind = "em"')
+        search = raw.get("search")
+        if search is None:
+            return None, None, None
+        if not isinstance(search, dict):
+            raise _err(where, "search", f"expected a table, got {search!r}",
+                       "write search = { base_radius = 2.0, restarts = 8 }")
+        _check_keys(search, tuple(_SEARCH_KEYS), where, "search")
+        out: dict[str, Any] = {}
+        for key, value in search.items():
+            typ = _SEARCH_KEYS[key]
+            ok = {"number": _is_number(value) and value >= 0, "int": _is_int(value) and value >= 0,
+                  "bool": isinstance(value, bool), "list": isinstance(value, list)}[typ]
+            if not ok:
+                raise _err(where, f"search.{key}", f"expected {'a number >= 0' if typ == 'number' else typ}, "
+                           f"got {value!r}", "see the module docstring of dpverify.suite for the search keys")
+            out[key] = _convert_value(value, where, f"search.{key}") if typ == "list" else value
+        return out, None, None
+    for key in ("pairs", "relation", "random_pairs"):
+        if key in raw:
+            raise _err(where, key, "an em entry takes an input (the sampler's input), not pairs or a relation",
+                       "remove it; give input = [...] and optionally utilities = [...], sensitivity = 1.0")
+    if "input" not in raw:
+        raise _err(where, "input", "missing: an em entry needs the sampler's input",
+                   "add input = [0.0, 1.0, 2.0] (for a sampler whose input is the utility vector)")
+    utilities = raw.get("utilities")
+    if utilities is not None:
+        utilities = (_builder(utilities, where, "utilities") if isinstance(utilities, dict)
+                     else _convert_value(utilities, where, "utilities"))
+    sensitivity = raw.get("sensitivity", 1.0)
+    if not _is_number(sensitivity) or not (0 < sensitivity < math.inf):
+        raise _err(where, "sensitivity", f"expected a finite number > 0, got {sensitivity!r}",
+                   "write sensitivity = 1.0")
+    return None, utilities, float(sensitivity)
 
 
 def load_suite(path: str | Path) -> Suite:
@@ -892,6 +967,17 @@ def run_entry(entry: Entry, mode: str = "quick", run_seed: int = 0, workers: int
     budget = entry.budget(mode)
     seed = entry_seed(run_seed, entry.suite, entry.id)
     t0 = time.perf_counter()
+    if entry.kind in ("exact", "em"):
+        try:
+            mechanism = build_mechanism(entry)
+            run = _run_exact if entry.kind == "exact" else _run_em
+            return run(entry, mechanism, mode, seed, t0)
+        except DPVerifyError as exc:
+            return _outcome(entry, mode, seed, outcome="error", matched=False, error=str(exc),
+                            seconds=time.perf_counter() - t0)
+        except Exception as exc:  # noqa: BLE001 -- one crashing entry never stops the run
+            return _outcome(entry, mode, seed, outcome="error", matched=False,
+                            error=f"{type(exc).__name__}: {exc}", seconds=time.perf_counter() - t0)
     try:
         mechanism = build_mechanism(entry)
         pairs = build_pairs(entry, seed)
@@ -914,6 +1000,49 @@ def run_entry(entry: Entry, mode: str = "quick", run_seed: int = 0, workers: int
         epsilon_lower_bound=float(result.epsilon_lower_bound), samples=int(result.samples),
         search_samples=int(result.search_samples), seconds=seconds, witness=witness, result=result,
     )
+
+
+def _built_input(entry: Entry, value: Any) -> Any:
+    return value(entry.where, entry.import_paths) if isinstance(value, Builder) else value
+
+
+def _run_exact(entry: Entry, mechanism: Any, mode: str, seed: int, t0: float) -> EntryOutcome:
+    """An ``exact`` entry: exact losses on its pairs, or the worst pair of a search."""
+    from dpverify.exact import exact_audit
+    from dpverify.worst_pair import worst_pair_search
+
+    if entry.search is not None:
+        assert entry.relation is not None
+        opts = dict(entry.search)
+        opts.setdefault("seed", seed)
+        result = worst_pair_search(mechanism, entry.relation.build(), _built_input(entry, entry.input),
+                                   entry.claim.epsilon, entry.claim.delta, **opts)
+        loss, label, evaluations = result.result.loss, result.label, result.evaluations
+    else:
+        result = exact_audit(mechanism, build_pairs(entry, seed), entry.claim.epsilon, entry.claim.delta)
+        loss, label, evaluations = result.worst.loss, result.worst.label, result.evaluations
+    outcome = "violation" if result.violation else "pass"
+    witness = {"pair_label": label, "output": loss.to_dict()["output"], "log_p0": loss.log_p0,
+               "log_p1": loss.log_p1, "exact_epsilon": loss.epsilon, "delta_at_claim": result.delta_at_claim}
+    return _outcome(entry, mode, seed, outcome=outcome, matched=outcome == entry.expect,
+                    epsilon_lower_bound=float(result.epsilon), samples=None, search_samples=evaluations,
+                    seconds=time.perf_counter() - t0, witness=witness, details=result.to_dict(), result=result)
+
+
+def _run_em(entry: Entry, mechanism: Any, mode: str, seed: int, t0: float) -> EntryOutcome:
+    """An ``em`` entry: goodness of fit of the sampler's frequencies to ``softmax(ε·u/(2Δu))``."""
+    from dpverify.em_check import check_exponential_mechanism
+
+    budget = entry.budget(mode)
+    x = _built_input(entry, entry.input)
+    u = x if entry.utilities is None else _built_input(entry, entry.utilities)
+    opts = {} if entry.alpha is None else {"alpha": entry.alpha}
+    result = check_exponential_mechanism(mechanism, u, entry.claim.epsilon, entry.sensitivity or 1.0,
+                                         samples=budget.samples, seed=seed, input=x, **opts)
+    outcome = "pass" if result.consistent else "violation"
+    return _outcome(entry, mode, seed, outcome=outcome, matched=outcome == entry.expect, samples=budget.samples,
+                    search_samples=None, seconds=time.perf_counter() - t0, details=result.to_dict(),
+                    result=result)
 
 
 def run_suites(

@@ -30,7 +30,7 @@ import mechs  # noqa: E402  (tests/data/mechs.py)
 
 ENTRY_KEYS = {"suite", "id", "kind", "mechanism", "claim", "expectation", "outcome", "matched",
               "epsilon_lower_bound", "true_epsilon", "samples", "search_samples", "seed", "seconds",
-              "witness", "error"}
+              "witness", "error", "details"}
 
 
 @pytest.fixture
