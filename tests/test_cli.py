@@ -306,7 +306,7 @@ def test_format_table(monkeypatch: pytest.MonkeyPatch) -> None:
     outs.append(not_run_outcome(load_suite(SUITES / "second.toml").entries[0], "quick", 1))
     table = format_table(outs)
     lines = table.splitlines()
-    assert lines[0].split() == ["id", "claim", "ε", "ε", "LB", "true", "ε", "outcome", "expected", "ok",
+    assert lines[0].split() == ["id", "claim", "ε", "ε", "found", "true", "ε", "outcome", "expected", "ok",
                                 "samples", "seconds"]
     rows = {line.split()[0]: line.split() for line in lines[2:7]}
     assert rows["tiny/laplace"][1:4] == ["1", "0.9", "1"] and rows["tiny/laplace"][6] == "✓"
