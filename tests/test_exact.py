@@ -178,3 +178,22 @@ def test_search_approaches_the_em_bound() -> None:
 def test_dataset_search_needs_a_domain() -> None:
     with pytest.raises(InputError, match="domain"):
         worst_pair_search(ExponentialMechanism(1.0), AddRemoveOne(), np.array([0.1, 0.5]), 1.0)
+
+
+def test_em_exact_ratios_separate_the_factor_two() -> None:
+    """A non-monotone utility (candidate 0 loses 1, the others gain 1): with the factor 2 the loss stays below ε,
+    without it the loss exceeds ε."""
+    from dpverify.exact import em_exact_ratios
+
+    def utility(x: np.ndarray) -> np.ndarray:
+        return np.asarray(x, dtype=float)
+
+    pairs = [(np.array([8.0, 0, 0, 0]), np.array([7.0, 1, 1, 1]))]
+    ok = em_exact_ratios(utility, pairs, 1.0, 1.0)
+    bad = em_exact_ratios(utility, pairs, 1.0, 1.0, factor=1.0)
+    assert not ok.violation and ok.sensitivity_ok and ok.audit.epsilon < 1.0
+    assert bad.violation and bad.audit.epsilon > 1.0
+    over = em_exact_ratios(utility, [(np.zeros(3), np.array([0.0, 2.5, 0.0]))], 1.0, 1.0)
+    assert not over.sensitivity_ok and over.utility_witness == (0, 1) and over.max_utility_change == 2.5
+    with pytest.raises(InputError, match="candidate set"):
+        em_exact_ratios(utility, [(np.zeros(3), np.zeros(4))], 1.0, 1.0)
