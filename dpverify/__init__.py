@@ -11,6 +11,7 @@ A result without a violation means *no violation detected at this sample budget*
 """
 
 from dpverify.audit import audit
+from dpverify.em_check import EMCheckResult, check_exponential_mechanism
 from dpverify.errors import DPVerifyError, InputError, MechanismError, SuiteError
 from dpverify.result import AuditResult, EventTest, Witness
 
@@ -19,6 +20,8 @@ __version__ = "0.1.0"
 __all__ = [
     "audit",
     "AuditResult",
+    "check_exponential_mechanism",
+    "EMCheckResult",
     "EventTest",
     "Witness",
     "DPVerifyError",
