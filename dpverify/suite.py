@@ -554,12 +554,12 @@ def _entry(raw: Any, index: int, suite: str, path: Path, budgets: dict[str, Budg
     elif search is not None and not (has_input and has_rel):
         raise _err(where, "search", "a worst-pair search needs an input and a relation",
                    'write input = ... and relation = { kind = "linf", radius = 1.0 } instead of pairs')
-    if kind == "em":
-        pass
-    elif has_pairs and has_input:
+    if has_pairs and has_input:
         raise _err(where, "input", "gives both pairs and an input",
                    "keep either pairs = [[x0, x1], ...] or input = ... with relation = {...}, not both")
-    if has_pairs:
+    if kind == "em":
+        pass
+    elif has_pairs:
         pairs = _pairs(raw["pairs"], where)
         if has_rel:
             relation = _relation(raw["relation"], where)
