@@ -197,3 +197,17 @@ def test_em_exact_ratios_separate_the_factor_two() -> None:
     assert not over.sensitivity_ok and over.utility_witness == (0, 1) and over.max_utility_change == 2.5
     with pytest.raises(InputError, match="candidate set"):
         em_exact_ratios(utility, [(np.zeros(3), np.zeros(4))], 1.0, 1.0)
+
+
+def test_exact_suite_outcomes_match_expectations() -> None:
+    """audits/exact.toml, quick mode, run seed 0: every entry's outcome equals its expectation (the exact
+    entries are deterministic; the em entries test at α = 1e-3 with fixed derived seeds)."""
+    from pathlib import Path
+
+    from dpverify.suite import load_suite, run_suites
+
+    suite = load_suite(Path(__file__).resolve().parents[1] / "audits" / "exact.toml")
+    outcomes = run_suites([suite], "quick", seed=0)
+    bad = [(o.name, o.outcome, o.expectation, o.error) for o in outcomes if not o.matched]
+    assert not bad
+    assert len(outcomes) == len(suite.entries) >= 20
