@@ -26,7 +26,6 @@ absent); nothing in that section is typed by hand.
 
 from __future__ import annotations
 
-import argparse
 import cProfile
 import datetime as dt
 import math
@@ -34,7 +33,6 @@ import re
 import sys
 import time
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import networkx as nx
@@ -45,8 +43,8 @@ import algorithms.graph.pamst_exact as pamst_exact
 from algorithms.graph.examples import topology
 from algorithms.graph.pamst_exact import pamst_log_pmf, spanning_trees
 from algorithms.graph.weighted_graph import WeightedGraph
-from benchmarks.bench_graph import (BUSY_WARN, LoadMeter, background_busy, best_of, fmt_busy, fmt_time,
-                                    machine_line, top_functions, verdict)
+from benchmarks.bench_graph import (BUSY_WARN, LoadMeter, background_busy, bench_arguments, best_of, fmt_busy,
+                                    fmt_time, machine_line, top_functions, verdict, wait_for_idle, write_section)
 
 BEGIN, END = "<!-- BEGIN bench_exact -->", "<!-- END bench_exact -->"
 
@@ -295,38 +293,16 @@ def report(command: str, budget: Budget, seed: int, k6: dict[str, Any], ten: lis
     return "\n".join(L)
 
 
-def write_section(path: Path, body: str) -> None:
-    """Replace the text between the markers of ``path`` (append them if missing, create the file if absent)."""
-    text = path.read_text(encoding="utf-8") if path.exists() else "# Performance\n"
-    block = f"{BEGIN}\n{body}\n{END}"
-    i, j = text.find(BEGIN), text.find(END)
-    text = text[:i] + block + text[j + len(END):] if 0 <= i < j else text.rstrip("\n") + "\n\n" + block + "\n"
-    path.write_text(text, encoding="utf-8")
-
-
 def _log(msg: str) -> None:
     print(f"[bench_exact] {msg}", file=sys.stderr, flush=True)
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m benchmarks.bench_exact", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--quick", action="store_true", help="skip the largest graph, fewer repeats (< 30 s)")
-    parser.add_argument("--seed", type=int, default=0, help="root seed of the weights (default 0)")
-    parser.add_argument("--write", metavar="FILE", type=Path,
-                        help="replace the generated section of FILE (e.g. docs/performance.md)")
-    parser.add_argument("--wait-idle", metavar="SECONDS", type=float, default=0.0,
-                        help="first wait up to SECONDS for the background CPU load to fall to "
-                             f"{BUSY_WARN:.0%} or less (shared machines); then run regardless")
-    args = parser.parse_args(argv)
+    args = bench_arguments("python -m benchmarks.bench_exact", __doc__,
+                           "skip the largest graph, fewer repeats (< 30 s)", argv)
     budget = QUICK if args.quick else FULL
     command = " ".join(["python -m benchmarks.bench_exact", *(sys.argv[1:] if argv is None else argv)])
-
-    busy_before = background_busy()
-    deadline = time.monotonic() + args.wait_idle
-    while busy_before is not None and busy_before > BUSY_WARN and time.monotonic() < deadline:
-        _log(f"background load {fmt_busy(busy_before)}; waiting for an idle machine ...")
-        time.sleep(5.0)
-        busy_before = background_busy()
+    busy_before = wait_for_idle(args.wait_idle, "bench_exact")
     _log(f"background load {fmt_busy(busy_before)}; K6 ...")
     meter = LoadMeter()
     pamst_log_pmf(_weighted(topology("complete", 4), args.seed, 0), C)  # warm-up (first-call costs)
@@ -356,7 +332,7 @@ def main(argv: list[str] | None = None) -> int:
     text = report(command, budget, args.seed, k6, ten, scaling, prof, (busy_before, busy_during, busy_after))
     print(text)
     if args.write is not None:
-        write_section(args.write, text)
+        write_section(args.write, text, BEGIN, END)
         _log(f"wrote the generated section of {args.write}")
     ok = k6["total"] < K6_MAX_S and all(r["total"] < TEN_MAX_S for r in ten)
     return 0 if ok else 1

@@ -437,40 +437,46 @@ def report(command: str, budget: Budget, seed: int, one: dict[str, Any], bat: di
     return "\n".join(L)
 
 
-def write_section(path: Path, body: str) -> None:
-    block = f"{BEGIN}\n{body}\n{END}"
-    if not path.exists():
-        path.write_text(f"# Performance\n\n{block}\n", encoding="utf-8")
-        return
-    text = path.read_text(encoding="utf-8")
-    if BEGIN in text and END in text and text.index(BEGIN) < text.index(END):
-        head, rest = text.split(BEGIN, 1)
-        tail = rest.split(END, 1)[1]
-        path.write_text(head + block + tail, encoding="utf-8")
-    else:
-        path.write_text(text.rstrip("\n") + "\n\n" + block + "\n", encoding="utf-8")
+def write_section(path: Path, body: str, begin: str = BEGIN, end: str = END) -> None:
+    """Replace the text between the markers ``begin``/``end`` of ``path`` (append them if missing, create the
+    file if absent); shared by the benchmarks under ``benchmarks/``."""
+    text = path.read_text(encoding="utf-8") if path.exists() else "# Performance\n"
+    block = f"{begin}\n{body}\n{end}"
+    i, j = text.find(begin), text.find(end)
+    text = text[:i] + block + text[j + len(end):] if 0 <= i < j else text.rstrip("\n") + "\n\n" + block + "\n"
+    path.write_text(text, encoding="utf-8")
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m benchmarks.bench_graph", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--quick", action="store_true", help="smaller budgets (smoke run)")
+def bench_arguments(prog: str, doc: str, quick_help: str, argv: list[str] | None) -> argparse.Namespace:
+    """The common command line of the benchmarks: --quick, --seed, --write FILE, --wait-idle SECONDS."""
+    parser = argparse.ArgumentParser(prog=prog, description=doc.split("\n\n")[0])
+    parser.add_argument("--quick", action="store_true", help=quick_help)
     parser.add_argument("--seed", type=int, default=0, help="root seed of every measurement (default 0)")
     parser.add_argument("--write", metavar="FILE", type=Path,
                         help="replace the generated section of FILE (e.g. docs/performance.md)")
     parser.add_argument("--wait-idle", metavar="SECONDS", type=float, default=0.0,
                         help="first wait up to SECONDS for the background CPU load to fall to "
-                             f"{BUSY_WARN:.0%} or less (shared machines); then run regardless")
-    args = parser.parse_args(argv)
+                             f"{BUSY_WARN:.0%}% or less (shared machines); then run regardless")
+    return parser.parse_args(argv)
+
+
+def wait_for_idle(seconds: float, tag: str) -> float | None:
+    """Wait up to ``seconds`` for the background load to fall to ``BUSY_WARN``; return the last measurement."""
+    busy = background_busy()
+    deadline = time.monotonic() + seconds
+    while busy is not None and busy > BUSY_WARN and time.monotonic() < deadline:
+        print(f"[{tag}] background load {fmt_busy(busy)}; waiting for an idle machine ...", file=sys.stderr,
+              flush=True)
+        time.sleep(5.0)
+        busy = background_busy()
+    return busy
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = bench_arguments("python -m benchmarks.bench_graph", __doc__, "smaller budgets (smoke run)", argv)
     budget = QUICK if args.quick else FULL
     command = " ".join(["python -m benchmarks.bench_graph", *(sys.argv[1:] if argv is None else argv)])
-
-    busy_before = background_busy()
-    deadline = time.monotonic() + args.wait_idle
-    while busy_before is not None and busy_before > BUSY_WARN and time.monotonic() < deadline:
-        print(f"[bench_graph] background load {fmt_busy(busy_before)}; waiting for an idle machine ...",
-              file=sys.stderr, flush=True)
-        time.sleep(5.0)
-        busy_before = background_busy()
+    busy_before = wait_for_idle(args.wait_idle, "bench_graph")
     print(f"[bench_graph] background load {fmt_busy(busy_before)}; one tree on G({BIG_NODES}, {BIG_P}) ...",
           file=sys.stderr, flush=True)
     meter = LoadMeter()
