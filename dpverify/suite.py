@@ -964,34 +964,34 @@ def run_entry(entry: Entry, mode: str = "quick", run_seed: int = 0, workers: int
     Never raises for a failing entry (except ``KeyboardInterrupt``): a :class:`DPVerifyError` gives
     outcome ``"error"`` with its message, any other exception the same with the exception type prepended.
     """
-    budget = entry.budget(mode)
+    entry.budget(mode)  # validates the mode
     seed = entry_seed(run_seed, entry.suite, entry.id)
     t0 = time.perf_counter()
-    if entry.kind in ("exact", "em"):
-        try:
-            mechanism = build_mechanism(entry)
-            run = _run_exact if entry.kind == "exact" else _run_em
-            return run(entry, mechanism, mode, seed, t0)
-        except DPVerifyError as exc:
-            return _outcome(entry, mode, seed, outcome="error", matched=False, error=str(exc),
-                            seconds=time.perf_counter() - t0)
-        except Exception as exc:  # noqa: BLE001 -- one crashing entry never stops the run
-            return _outcome(entry, mode, seed, outcome="error", matched=False,
-                            error=f"{type(exc).__name__}: {exc}", seconds=time.perf_counter() - t0)
     try:
         mechanism = build_mechanism(entry)
-        pairs = build_pairs(entry, seed)
-        options = entry.audit_options()
-        if budget.search_samples is not None:
-            options["search_samples"] = budget.search_samples
-        result = audit(mechanism, pairs, entry.claim.epsilon, entry.claim.delta,
-                       samples=budget.samples, seed=seed, workers=workers, **options)
+        if entry.kind == "exact":
+            return _run_exact(entry, mechanism, mode, seed, t0)
+        if entry.kind == "em":
+            return _run_em(entry, mechanism, mode, seed, t0)
+        return _run_statistical(entry, mechanism, mode, seed, t0, workers)
     except DPVerifyError as exc:
         return _outcome(entry, mode, seed, outcome="error", matched=False, error=str(exc),
                         seconds=time.perf_counter() - t0)
     except Exception as exc:  # noqa: BLE001 -- one crashing entry never stops the run
         return _outcome(entry, mode, seed, outcome="error", matched=False,
                         error=f"{type(exc).__name__}: {exc}", seconds=time.perf_counter() - t0)
+
+
+def _run_statistical(entry: Entry, mechanism: Any, mode: str, seed: int, t0: float,
+                     workers: int | None) -> EntryOutcome:
+    """A ``statistical`` entry: the black-box audit with the entry's budget."""
+    budget = entry.budget(mode)
+    pairs = build_pairs(entry, seed)
+    options = entry.audit_options()
+    if budget.search_samples is not None:
+        options["search_samples"] = budget.search_samples
+    result = audit(mechanism, pairs, entry.claim.epsilon, entry.claim.delta,
+                   samples=budget.samples, seed=seed, workers=workers, **options)
     seconds = time.perf_counter() - t0
     outcome = "violation" if result.violation else "pass"
     witness = None if result.witness is None else result.witness.to_dict()
