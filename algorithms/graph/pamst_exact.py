@@ -125,7 +125,7 @@ def _connected_subsets_by_size(graph: WeightedGraph) -> list[np.ndarray]:
 
 
 def pamst_log_pmf(graph: WeightedGraph, c: float, start: int | None = None, *,
-                  trees: np.ndarray | None = None, chunk_cells: int = 1 << 24) -> tuple[np.ndarray, np.ndarray]:
+                  trees: np.ndarray | None = None, chunk_cells: int = 1 << 20) -> tuple[np.ndarray, np.ndarray]:
     """Exact PAMST output law on a small connected graph.
 
     Returns ``(trees, log_p)``: the ``(#trees, |V|-1)`` sorted edge ids of every spanning tree and the natural
@@ -152,6 +152,15 @@ def pamst_log_pmf(graph: WeightedGraph, c: float, start: int | None = None, *,
     full = (1 << n) - 1
     eu, ev = graph.edges[:, 0], graph.edges[:, 1]
     log_p = np.empty(trees.shape[0])
+    # per layer of connected subsets: for each vertex v, the subsets without v and their images S ∪ {v}
+    plan = []
+    for layer in layers[:-1]:
+        moves = []
+        for v in range(n):
+            sel = ((layer >> v) & 1) == 0
+            if sel.any():
+                moves.append((v, sel, layer[sel], layer[sel] | (1 << v)))
+        plan.append((layer, moves))
     step = max(1, chunk_cells // (1 << n))
     for lo in range(0, trees.shape[0], step):
         block = trees[lo:lo + step]
@@ -166,15 +175,10 @@ def pamst_log_pmf(graph: WeightedGraph, c: float, start: int | None = None, *,
             f[1 << np.arange(n)] = -math.log(n)
         else:
             f[1 << int(start)] = 0.0
-        for layer in layers[:-1]:
+        for layer, moves in plan:
             base = f[layer] - log_z[layer][:, None]
-            for v in range(n):
-                sel = ((layer >> v) & 1) == 0
-                if not sel.any():
-                    continue
-                src = layer[sel]
+            for v, sel, src, tgt in moves:
                 joined = (nbr[None, :, v] & src[:, None]) != 0
-                tgt = src | (1 << v)
                 f[tgt] = np.logaddexp(f[tgt], np.where(joined, base[sel], -np.inf))
         log_p[lo:lo + t] = f[full] + lw[block].sum(axis=1)
     return trees, log_p
