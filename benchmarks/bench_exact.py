@@ -27,7 +27,6 @@ absent); nothing in that section is typed by hand.
 from __future__ import annotations
 
 import cProfile
-import datetime as dt
 import math
 import re
 import sys
@@ -43,8 +42,8 @@ import algorithms.graph.pamst_exact as pamst_exact
 from algorithms.graph.examples import topology
 from algorithms.graph.pamst_exact import pamst_log_pmf, spanning_trees
 from algorithms.graph.weighted_graph import WeightedGraph
-from benchmarks.bench_graph import (BUSY_WARN, LoadMeter, background_busy, bench_arguments, best_of, fmt_busy,
-                                    fmt_time, machine_line, top_functions, verdict, wait_for_idle, write_section)
+from benchmarks.bench_graph import (LoadMeter, background_busy, bench_arguments, best_of, fmt_busy, fmt_time,
+                                    report_header, top_functions, verdict, wait_for_idle, write_section)
 
 BEGIN, END = "<!-- BEGIN bench_exact -->", "<!-- END bench_exact -->"
 
@@ -214,18 +213,7 @@ def profile_dp(run: dict[str, Any]) -> dict[str, Any]:
 def report(command: str, budget: Budget, seed: int, k6: dict[str, Any], ten: list[dict[str, Any]],
            scaling: list[dict[str, Any]], prof: dict[str, Any],
            busy: tuple[float | None, float | None, float | None]) -> str:
-    L: list[str] = []
-    L.append(f"Command: `{command}` (seed {seed}; generated {dt.datetime.now(dt.timezone.utc):%Y-%m-%d} UTC).")
-    L.append("")
-    L.append(f"Machine: {machine_line()}.")
-    L.append("")
-    L.append(f"Background load (CPU used by other processes, share of all CPUs): {fmt_busy(busy[0])} in 1 s "
-             f"before the run, {fmt_busy(busy[1])} during the run, {fmt_busy(busy[2])} in 1 s after it.")
-    if max((b for b in busy if b is not None), default=0.0) > BUSY_WARN:
-        L.append("")
-        L.append("**Warning: the machine was not idle (other processes were running); the times below are "
-                 "pessimistic. Rerun on an idle machine.**")
-    L.append("")
+    L = report_header(command, seed, busy)
     L.append(f"Weights U(0, {W_HIGH:g}) (seeded), c = {C:g}, uniform start; one process, one core. Total = "
              f"enumeration (`spanning_trees`) + DP (`pamst_log_pmf` with `trees=` passed) of one repeat, best "
              f"over the repeats; enumeration and DP columns are their own best.")

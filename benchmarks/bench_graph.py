@@ -361,18 +361,7 @@ def report(command: str, budget: Budget, seed: int, one: dict[str, Any], bat: di
     g2a = bat["rate_2"] >= BATCH_RATE_MIN
     g2b = bat["speedup_1"] >= BATCH_SPEEDUP_MIN
     n = bat["per_worker"]
-    L: list[str] = []
-    L.append(f"Command: `{command}` (seed {seed}; generated {dt.datetime.now(dt.timezone.utc):%Y-%m-%d} UTC).")
-    L.append("")
-    L.append(f"Machine: {machine_line()}.")
-    L.append("")
-    L.append(f"Background load (CPU used by other processes, share of all CPUs): {fmt_busy(busy[0])} in 1 s "
-             f"before the run, {fmt_busy(busy[1])} during the run, {fmt_busy(busy[2])} in 1 s after it.")
-    if max((b for b in busy if b is not None), default=0.0) > BUSY_WARN:
-        L.append("")
-        L.append("**Warning: the machine was not idle (other processes were running); the times below are "
-                 "pessimistic and the 1 → 2 worker scaling is not meaningful. Rerun on an idle machine.**")
-    L.append("")
+    L = report_header(command, seed, busy, " and the 1 → 2 worker scaling is not meaningful")
     L.append("### Goals")
     L.append("")
     L.append("| Goal | Target | Measured | Verdict |")
@@ -435,6 +424,21 @@ def report(command: str, budget: Budget, seed: int, one: dict[str, Any], bat: di
     for name, nc, tt, ct in prof["rows"]:
         L.append(f"| `{name}` | {nc:,} | {fmt_time(tt)} | {fmt_time(ct)} | {tt / prof['total']:.0%} |")
     return "\n".join(L)
+
+
+def report_header(command: str, seed: int, busy: tuple[float | None, float | None, float | None],
+                  load_caveat: str = "") -> list[str]:
+    """The opening lines of a generated benchmark section: command, date, machine, background load (with a
+    warning when the machine was not idle; ``load_caveat`` is appended to it)."""
+    L = [f"Command: `{command}` (seed {seed}; generated {dt.datetime.now(dt.timezone.utc):%Y-%m-%d} UTC).", "",
+         f"Machine: {machine_line()}.", "",
+         f"Background load (CPU used by other processes, share of all CPUs): {fmt_busy(busy[0])} in 1 s "
+         f"before the run, {fmt_busy(busy[1])} during the run, {fmt_busy(busy[2])} in 1 s after it."]
+    if max((b for b in busy if b is not None), default=0.0) > BUSY_WARN:
+        L += ["", "**Warning: the machine was not idle (other processes were running); the times below are "
+                  f"pessimistic{load_caveat}. Rerun on an idle machine.**"]
+    L.append("")
+    return L
 
 
 def write_section(path: Path, body: str, begin: str = BEGIN, end: str = END) -> None:
