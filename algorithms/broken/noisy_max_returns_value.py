@@ -26,37 +26,27 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import ClassVar
 
 import numpy as np
 
-from algorithms.classic._validation import check_choice, check_epsilon, check_n, check_positive_int
-from algorithms.classic.noisy_max import NOISES, as_query_answers, noisy_answers
+from algorithms.classic._validation import check_n, check_positive_int
+from algorithms.classic.noisy_max import ReportNoisyMax, as_query_answers, noisy_answers
 
 __all__ = ["NoisyMaxReturnsValue"]
 
 
 @dataclass(frozen=True)
-class NoisyMaxReturnsValue:
+class NoisyMaxReturnsValue(ReportNoisyMax):
     """Claims ε, releases ``max_i (x_i + noise_i)`` with noise of scale 2/ε. Output: float64 ``(n,)``."""
-
-    epsilon: float
-    noise: str = "laplace"
-    delta: ClassVar[float] = 0.0
-
-    def __post_init__(self) -> None:
-        check_epsilon(self.epsilon)
-        check_choice("noise", self.noise, NOISES)
-
-    @property
-    def scale(self) -> float:
-        """Noise scale ``2/ε``."""
-        return 2.0 / float(self.epsilon)
 
     def __call__(self, x: np.ndarray, n: int, rng: np.random.Generator) -> np.ndarray:
         answers = as_query_answers(x)
         n = check_n(n)
-        return np.max(noisy_answers(answers, self.noise, self.scale, n, rng), axis=1)
+        return np.max(noisy_answers(answers, self.noise, self.scale, n, rng), axis=1)  # BUG: the value
+
+    def pmf(self, x: np.ndarray) -> np.ndarray:
+        """No pmf: the released maximum is continuous (the inherited index law would be wrong)."""
+        raise NotImplementedError("NoisyMaxReturnsValue releases a continuous value; it has no exact pmf")
 
     def true_epsilon(self, num_queries: int | None = None) -> float:
         """∞ for exponential noise; ``num_queries·ε/2`` (exact) for Laplace noise on m queries."""
