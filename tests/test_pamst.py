@@ -239,3 +239,15 @@ def test_exact_law_errors_name_the_problem() -> None:
         pamst_log_pmf(K4, float("nan"))
     with pytest.raises(GraphError, match="start vertex 9"):
         pamst_log_pmf(K4, 1.0, start=9)
+
+
+@pytest.mark.parametrize("kind,n,c", [("complete", 6, 0.7), ("wheel", 7, 2.0), ("random", 8, 0.3)])
+def test_linear_and_log_space_programmes_agree(kind: str, n: int, c: float) -> None:
+    g = topology(kind, n, 1.0)
+    g = g.with_weights(np.random.default_rng(n).uniform(0, 3, g.n_edges))
+    trees, lin = pamst_log_pmf(g, c, log_space=False)
+    _, log = pamst_log_pmf(g, c, log_space=True, trees=trees)
+    _, fixed = pamst_log_pmf(g, c, start=1, log_space=False, trees=trees)
+    _, fixed_log = pamst_log_pmf(g, c, start=1, log_space=True, trees=trees)
+    np.testing.assert_allclose(lin, log, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(fixed, fixed_log, rtol=0, atol=1e-12)
