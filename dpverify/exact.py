@@ -25,7 +25,6 @@ is at least the largest of them.
 
 from __future__ import annotations
 
-import hashlib
 import math
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -38,6 +37,7 @@ from scipy.special import log_softmax
 
 from dpverify.errors import InputError, MechanismError
 from dpverify.jsonsafe import json_clean, json_float
+from dpverify.neighbours import _value_key
 
 __all__ = [
     "ExactDistribution",
@@ -354,19 +354,16 @@ def exact_privacy_loss(p0: ExactDistribution | Any, p1: ExactDistribution | Any)
         direction = 0 if diff[j] >= 0 else 1
         eps = float(abs(diff[j]))
         ratio = None
-        if d0.fractions is not None and d1.fractions is not None:
-            f0 = np.array(d0.fractions, dtype=object)[i0]
-            f1 = np.array(d1.fractions, dtype=object)[i1]
-            ratios = [max(a / b, b / a) for a, b in zip(f0, f1)]
-            j = max(range(len(ratios)), key=ratios.__getitem__)
-            ratio = ratios[j]
-            direction = 0 if f0[j] >= f1[j] else 1
-            eps = _log_fraction(ratio)
-    src, idx = (d0, i0[j]) if i0[j] >= 0 else (d1, i1[j])
     f0s = f1s = None
     if d0.fractions is not None and d1.fractions is not None and not mismatched:
         f0s = tuple(np.array(d0.fractions, dtype=object)[i0])
         f1s = tuple(np.array(d1.fractions, dtype=object)[i1])
+        ratios = [max(a / b, b / a) for a, b in zip(f0s, f1s)]
+        j = max(range(len(ratios)), key=ratios.__getitem__)
+        ratio = ratios[j]
+        direction = 0 if f0s[j] >= f1s[j] else 1
+        eps = _log_fraction(ratio)
+    src, idx = (d0, i0[j]) if i0[j] >= 0 else (d1, i1[j])
     return PrivacyLoss(epsilon=eps, output=src.outputs[idx], direction=direction, log_p0=float(l0[j]),
                        log_p1=float(l1[j]), n_outputs=int(l0.shape[0]), mismatched=mismatched,
                        exact_ratio=ratio, _l0=l0, _l1=l1, _f0=f0s, _f1=f1s)
@@ -377,35 +374,16 @@ def exact_privacy_loss(p0: ExactDistribution | Any, p1: ExactDistribution | Any)
 # --------------------------------------------------------------------------------------------------
 
 
-def _fingerprint(x: Any) -> str:
-    """A content hash of an input (weights + topology for weighted inputs), for the distribution cache."""
-    h = hashlib.blake2b(digest_size=16)
-    parts = []
-    if hasattr(x, "weights") and hasattr(x, "with_weights"):
-        parts.append(np.asarray(x.weights))
-        if hasattr(x, "edges"):
-            parts.append(np.asarray(x.edges))
-    else:
-        parts.append(np.asarray(x))
-    for a in parts:
-        if a.dtype == object:
-            h.update(repr(a.tolist()).encode())
-        else:
-            h.update(str((a.dtype, a.shape)).encode())
-            h.update(np.ascontiguousarray(a).tobytes())
-    return type(x).__name__ + ":" + h.hexdigest()
-
-
 class DistributionCache:
     """Exact distributions of one mechanism, computed once per distinct input."""
 
     def __init__(self, mechanism: Any) -> None:
         self.mechanism = mechanism
-        self._store: dict[str, ExactDistribution] = {}
+        self._store: dict[tuple[Any, ...], ExactDistribution] = {}
         self.evaluations = 0
 
     def __call__(self, x: Any) -> ExactDistribution:
-        key = _fingerprint(x)
+        key = _value_key(x)
         d = self._store.get(key)
         if d is None:
             d = exact_distribution(self.mechanism, x)
@@ -482,14 +460,11 @@ class ExactAuditResult:
 
 
 def check_claim(epsilon: Any, delta: Any) -> tuple[float, float]:
-    """Validate a privacy claim (ε > 0 finite, 0 <= δ < 1)."""
-    if isinstance(epsilon, bool) or not isinstance(epsilon, (int, float, np.integer, np.floating)) \
-            or not math.isfinite(epsilon) or epsilon <= 0:
-        raise InputError(f"epsilon must be a finite number > 0, got {epsilon!r}")
-    if isinstance(delta, bool) or not isinstance(delta, (int, float, np.integer, np.floating)) \
-            or not 0 <= delta < 1:
-        raise InputError(f"delta must be a number in [0, 1), got {delta!r}")
-    return float(epsilon), float(delta)
+    """Validate a privacy claim (ε > 0 finite, 0 <= δ < 1) by the same rule as :func:`dpverify.audit`."""
+    from dpverify.audit import _check_real
+
+    return (_check_real("epsilon", epsilon, low=0.0, high=math.inf, low_open=True, high_open=True),
+            _check_real("delta", delta, low=0.0, high=1.0, low_open=False, high_open=True))
 
 
 def pair_result(cache: Callable[[Any], ExactDistribution], x0: Any, x1: Any, epsilon: float, delta: float,

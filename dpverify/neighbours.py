@@ -149,7 +149,9 @@ def _value_key(v: Any) -> tuple[Any, ...]:
     """A hashable key such that equal inputs (by value) have equal keys."""
     if _is_weighted(v):
         w = np.asarray(v.weights)
-        return ("weighted", type(v), w.shape, w.dtype.str, w.tobytes())
+        edges = getattr(v, "edges", None)  # the topology, when the input has one (WeightedGraph)
+        topo = None if edges is None else np.ascontiguousarray(edges).tobytes()
+        return ("weighted", type(v), w.shape, w.dtype.str, w.tobytes(), topo)
     a = np.asarray(v)
     if a.dtype.kind == "O":
         return ("object", repr(v))

@@ -31,9 +31,11 @@ from typing import Any
 import numpy as np
 from scipy import optimize
 
+from dpverify.audit import _check_count
 from dpverify.errors import InputError
 from dpverify.exact import DistributionCache, ExactPairResult, check_claim, pair_result
 from dpverify.jsonsafe import json_clean, json_float
+from dpverify.neighbours import _as_vector
 
 __all__ = ["WorstPairCertificate", "worst_pair_search"]
 
@@ -142,9 +144,9 @@ class _Search:
 
 
 def _vector(x: Any) -> tuple[np.ndarray, Callable[[np.ndarray], Any]]:
-    if hasattr(x, "weights") and hasattr(x, "with_weights"):
-        return np.asarray(x.weights, dtype=np.float64), x.with_weights
-    return np.asarray(x, dtype=np.float64), lambda w: w
+    """The float weights of a vector input and how to rebuild one (validated by :mod:`dpverify.neighbours`)."""
+    v = _as_vector(x, "x", "worst_pair_search")
+    return v.w, v.rebuild
 
 
 def _hill_climb(s: _Search, start: np.ndarray, box: np.ndarray, score: Callable[[np.ndarray], float],
@@ -316,8 +318,7 @@ def worst_pair_search(mechanism: Any, relation: Any, x: Any, epsilon: float, del
                          f"AddRemoveOne, ReplaceOne), got {type(relation).__name__}")
     for name, v, lo in (("random_pairs", random_pairs, 0), ("restarts", restarts, 0), ("grid", grid, 2),
                         ("max_evaluations", max_evaluations, 1)):
-        if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < lo:
-            raise InputError(f"{name} must be an integer >= {lo}, got {v!r}")
+        _check_count(name, v, lo)
     if not (isinstance(base_radius, (int, float)) and math.isfinite(base_radius) and base_radius >= 0):
         raise InputError(f"base_radius must be a finite number >= 0, got {base_radius!r}")
     rng = np.random.default_rng(np.random.SeedSequence(seed))
