@@ -474,6 +474,11 @@ def _builder(value: dict[str, Any], where: str, key: str) -> Builder:
                             for k, v in params.items()})
 
 
+def _value_or_builder(value: Any, where: str, key: str) -> Any:
+    """A suite value: a table is a :class:`Builder`, anything else a converted value."""
+    return _builder(value, where, key) if isinstance(value, dict) else _convert_value(value, where, key)
+
+
 def _pairs(value: Any, where: str) -> tuple[tuple[Any, Any], ...] | Builder:
     if isinstance(value, dict):
         return _builder(value, where, "pairs")
@@ -548,8 +553,7 @@ def _entry(raw: Any, index: int, suite: str, path: Path, budgets: dict[str, Budg
     random_pairs = raw.get("random_pairs", 0)
     search, utilities, sensitivity = _kind_options(raw, kind, where)
     if kind == "em":
-        inp = (_builder(raw["input"], where, "input") if isinstance(raw["input"], dict)
-               else _convert_value(raw["input"], where, "input"))
+        inp = _value_or_builder(raw["input"], where, "input")
         has_pairs = has_input = has_rel = False
     elif search is not None and not (has_input and has_rel):
         raise _err(where, "search", "a worst-pair search needs an input and a relation",
@@ -573,8 +577,7 @@ def _entry(raw: Any, index: int, suite: str, path: Path, budgets: dict[str, Budg
         if not has_input:
             raise _err(where, "input", "relation given without an input",
                        "add e.g. input = [1.0, 1.0, 1.0]")
-        inp = (_builder(raw["input"], where, "input") if isinstance(raw["input"], dict)
-               else _convert_value(raw["input"], where, "input"))
+        inp = _value_or_builder(raw["input"], where, "input")
         relation = _relation(raw["relation"], where)
         if not _is_int(random_pairs) or random_pairs < 0:
             raise _err(where, "random_pairs", f"expected an integer >= 0, got {random_pairs!r}",
@@ -651,8 +654,7 @@ def _kind_options(raw: dict[str, Any], kind: str, where: str) -> tuple[dict[str,
                    "add input = [0.0, 1.0, 2.0] (for a sampler whose input is the utility vector)")
     utilities = raw.get("utilities")
     if utilities is not None:
-        utilities = (_builder(utilities, where, "utilities") if isinstance(utilities, dict)
-                     else _convert_value(utilities, where, "utilities"))
+        utilities = _value_or_builder(utilities, where, "utilities")
     sensitivity = raw.get("sensitivity", 1.0)
     if not _is_number(sensitivity) or not (0 < sensitivity < math.inf):
         raise _err(where, "sensitivity", f"expected a finite number > 0, got {sensitivity!r}",
@@ -872,13 +874,13 @@ def build_pairs(entry: Entry, seed: int | None = None) -> list[Pair]:
 
     relation = entry.relation.build() if entry.relation is not None else None
     if entry.pairs is not None:
-        raw = entry.pairs(entry.where, entry.import_paths) if isinstance(entry.pairs, Builder) else entry.pairs
+        raw = _built_input(entry, entry.pairs)
         try:
             return as_pairs(list(raw), relation)
         except DPVerifyError as exc:
             raise SuiteError(f"{entry.where}: key 'pairs': {exc}") from None
     assert relation is not None
-    x = entry.input(entry.where, entry.import_paths) if isinstance(entry.input, Builder) else entry.input
+    x = _built_input(entry, entry.input)
     return relation.pairs(x, patterns=True, random=entry.random_pairs, seed=seed)
 
 
@@ -1003,6 +1005,7 @@ def _run_statistical(entry: Entry, mechanism: Any, mode: str, seed: int, t0: flo
 
 
 def _built_input(entry: Entry, value: Any) -> Any:
+    """``value`` itself, or what its builder returns (an entry's input, pairs or utilities)."""
     return value(entry.where, entry.import_paths) if isinstance(value, Builder) else value
 
 
