@@ -18,6 +18,7 @@ from typing import ClassVar
 import numpy as np
 
 from algorithms.classic._validation import as_float_input, check_epsilon, check_n, check_positive
+from algorithms.noise import NoiseSource
 
 __all__ = ["Laplace"]
 
@@ -43,9 +44,16 @@ class Laplace:
         return float(self.sensitivity) / float(self.epsilon)
 
     def __call__(self, x: float | np.ndarray, n: int, rng: np.random.Generator) -> np.ndarray:
+        return self.release(x, n, NoiseSource(rng))
+
+    def release(self, x: float | np.ndarray, n: int, noise: NoiseSource) -> np.ndarray:
+        """The sampler written against an explicit noise source (:mod:`algorithms.noise`): one Laplace
+        step protecting ``x`` with ℓ1 sensitivity Δ."""
         values = as_float_input(x)
         n = check_n(n)
-        return values + rng.laplace(0.0, self.scale, size=(n,) + values.shape)
+        scale = self.scale
+        return noise.add("laplace", values, lambda rng: rng.laplace(0.0, scale, size=(n,) + values.shape),
+                         sensitivity=self.sensitivity, norm="l1", scale=scale, kind="laplace")
 
     def true_epsilon(self) -> float:
         """Exact ε for ℓ1 neighbours at distance Δ: the claimed ε (tight)."""

@@ -1,0 +1,84 @@
+"""An explicit noise source: the randomness of a mechanism, drawn one named step at a time.
+
+Mechanisms written against :class:`NoiseSource` expose, at every randomised step, the exact quantity the
+noise protects, the noise scale and the sensitivity that scale is calibrated for.  That is the hook a
+verifier needs for *frozen-noise replay* (``dpverify.replay``): run the mechanism on ``D`` and on a neighbour
+``D'`` with the same draws, and compare the protected quantities step by step against the declared
+sensitivities -- a sensitivity bug then shows up deterministically, without any statistics.
+
+Protocol (duck-typed; ``algorithms`` never imports ``dpverify``)
+----------------------------------------------------------------
+A mechanism that supports replay has a method ``release(x, n, noise)`` that draws ``n`` outputs on ``x``
+and takes all its randomness from ``noise`` through two calls:
+
+``noise.add(step, value, draw, *, sensitivity, norm="l1", scale=None, kind="other")``
+    Additive noise: returns ``value + draw(rng)``.  ``value`` is the exact quantity (broadcastable to the
+    draw's shape; the first axis of the draw indexes the ``n`` runs), ``sensitivity`` the largest change of
+    ``value`` between neighbours that the noise is calibrated for, measured in ``norm`` (``"l1"``,
+    ``"l2"`` or ``"linf"``) over the trailing axes of one run; ``scale`` the noise scale (Laplace ``b``,
+    Gaussian ``σ``, geometric ``α``), ``kind`` the noise law (``"laplace"``, ``"gaussian"``,
+    ``"geometric"`` or ``"other"``).
+``noise.select(step, utilities, draw, *, sensitivity, norm="linf", scale=None)``
+    A selection (exponential mechanism, report-noisy-max, …): returns ``draw(rng)``, the chosen indices, one
+    per run.  ``utilities`` is the ``(n, m)`` (or ``(m,)``, shared by all runs) score table the selection
+    protects, with ``-inf`` for candidates that are not available in a run; ``sensitivity`` is the Δu the
+    selection is calibrated for (ℓ∞ over the candidates by default), ``scale`` its coefficient (e.g.
+    ``ε/(2Δu)``).
+
+``step`` is a short name (``"laplace"``, ``"em[3]"``, …); a replay matches the steps of the two runs by
+order and name.  :class:`NoiseSource` is the plain implementation: it just calls ``draw(self.rng)``, so a
+mechanism's ``__call__(x, n, rng)`` written as ``self.release(x, n, NoiseSource(rng))`` draws exactly the
+same numbers as before it was instrumented.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+__all__ = ["NoiseSource", "NORMS", "KINDS"]
+
+#: Norms a step's sensitivity can be declared in.
+NORMS: tuple[str, ...] = ("l1", "l2", "linf")
+#: Noise laws :meth:`NoiseSource.add` knows by name (anything else is ``"other"``).
+KINDS: tuple[str, ...] = ("laplace", "gaussian", "geometric", "other")
+
+Draw = Callable[[np.random.Generator], Any]
+
+
+def _check(step: str, sensitivity: Any, norm: str, kind: str | None = None) -> None:
+    if not isinstance(step, str) or not step:
+        raise ValueError(f"a noise step needs a non-empty name, got {step!r}")
+    if norm not in NORMS:
+        raise ValueError(f"step {step!r}: norm must be one of {NORMS}, got {norm!r}")
+    if kind is not None and kind not in KINDS:
+        raise ValueError(f"step {step!r}: kind must be one of {KINDS}, got {kind!r}")
+    try:
+        s = float(sensitivity)
+    except (TypeError, ValueError):
+        raise ValueError(f"step {step!r}: sensitivity must be a number, got {sensitivity!r}") from None
+    if not s > 0:  # NaN fails too; +inf is allowed (a step that claims nothing)
+        raise ValueError(f"step {step!r}: sensitivity must be > 0, got {sensitivity!r}")
+
+
+class NoiseSource:
+    """Plain noise: every step is ``draw(rng)`` on the wrapped generator (see the module docstring)."""
+
+    def __init__(self, rng: np.random.Generator) -> None:
+        if not isinstance(rng, np.random.Generator):
+            raise TypeError(f"NoiseSource needs a numpy.random.Generator, got {type(rng).__name__}")
+        self.rng = rng
+
+    def add(self, step: str, value: Any, draw: Draw, *, sensitivity: float, norm: str = "l1",
+            scale: float | None = None, kind: str = "other") -> np.ndarray:
+        """``value + draw(rng)``; the keywords describe the calibration (checked, otherwise unused)."""
+        _check(step, sensitivity, norm, kind)
+        return value + draw(self.rng)
+
+    def select(self, step: str, utilities: Any, draw: Draw, *, sensitivity: float, norm: str = "linf",
+               scale: float | None = None) -> np.ndarray:
+        """``draw(rng)``: the chosen candidate of every run."""
+        _check(step, sensitivity, norm)
+        return np.asarray(draw(self.rng))
