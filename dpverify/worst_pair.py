@@ -2,18 +2,8 @@
 
 For a mechanism with an exact output law (``log_pmf``/``pmf``, see :mod:`dpverify.exact`), a relation and a
 base input ``x``, the search maximises the exact loss ``ε(x, x')`` (or ``δ(ε_claim)`` for an (ε, δ) claim)
-over neighbours ``x'`` of ``x`` in three stages:
-
-1. **patterns** -- the relation's structured pairs (StatDP-style, :meth:`NeighbourRelation.patterns`) and
-   seeded random pairs;
-2. **local** -- hill climbing with random restarts.  ℓ∞ radius μ: over the lattice ``x' = x + d``,
-   ``d ∈ {−μ, 0, μ}^m`` (coordinate moves, first improvement, seeded sweep order), started from the best
-   pattern and from ``restarts`` random corners of the box.  ℓ1 radius r: every ``±r`` move of one coordinate
-   and every ``±r/2`` split over two.  Add/remove one record: every removal, and additions of records on a
-   grid of the ``domain`` box (with the data's own values and their floating-point neighbours, where ties
-   and interval boundaries break proofs); replace one: every record replaced by each grid record;
-3. **polish** -- bounded Powell (:func:`scipy.optimize.minimize`) from the best point of the box (ℓ∞), or of
-   the added record (add/remove, replace): losses are often largest in the interior of a face.
+over neighbours ``x'`` of ``x`` with the three-stage search of :mod:`dpverify.pair_search` (the relation's
+patterns and seeded random pairs; hill climbing with random restarts; a bounded Powell polish).
 
 The result is a :class:`WorstPairCertificate`: inputs, pair, the output attaining the loss, its two exact
 probabilities, the exact ε, δ at the claimed ε, the claim and the verdict -- evidence anybody can recompute
@@ -23,19 +13,15 @@ certificate without a violation says no examined pair breaks the claim.
 
 from __future__ import annotations
 
-import math
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from scipy import optimize
 
-from dpverify.audit import _check_count
 from dpverify.errors import InputError
 from dpverify.exact import DistributionCache, ExactPairResult, check_claim, pair_result
 from dpverify.jsonsafe import json_clean, json_float
-from dpverify.neighbours import _as_vector
+from dpverify.pair_search import PairSearch, _show, check_search_options, run_search
 
 __all__ = ["WorstPairCertificate", "worst_pair_search"]
 
@@ -98,10 +84,6 @@ class WorstPairCertificate:
         })
 
 
-def _show(o: Any) -> str:
-    return repr(o.tolist()) if isinstance(o, np.ndarray) else repr(o)
-
-
 def _plain(x: Any) -> Any:
     """An input as JSON-able data: the weights (and edges) of a weighted input, else the array."""
     if hasattr(x, "weights") and hasattr(x, "with_weights"):
@@ -112,190 +94,22 @@ def _plain(x: Any) -> Any:
     return np.asarray(x).tolist()
 
 
-class _Search:
-    """Keeps the best pair; every candidate goes through :meth:`consider`."""
+class _ExactSearch(PairSearch):
+    """Objective: the exact loss of the pair (ε first for pure claims, δ at the claim first otherwise)."""
 
     def __init__(self, mechanism: Any, epsilon: float, delta: float, max_evaluations: int) -> None:
+        super().__init__(max_evaluations)
         self.cache = DistributionCache(mechanism)
         self.epsilon, self.delta = epsilon, delta
-        self.max_evaluations = max_evaluations
-        self.best: tuple[float, float] = (-math.inf, -math.inf)
-        self.best_pair: tuple[Any, Any, str, ExactPairResult, str] | None = None
-        self.stage = "patterns"
-        self.trace: list[tuple[str, float]] = []
-
-    def objective(self, r: ExactPairResult) -> tuple[float, float]:
-        return (r.loss.epsilon, r.delta_at_claim) if self.delta == 0 else (r.delta_at_claim, r.loss.epsilon)
 
     @property
-    def exhausted(self) -> bool:
-        return self.cache.evaluations >= self.max_evaluations
+    def evaluations(self) -> int:
+        return self.cache.evaluations
 
-    def consider(self, x0: Any, x1: Any, label: str) -> float:
+    def evaluate(self, x0: Any, x1: Any, label: str) -> tuple[tuple[float, float], ExactPairResult]:
         r = pair_result(self.cache, x0, x1, self.epsilon, self.delta, 0, label)
-        obj = self.objective(r)
-        if obj > self.best:
-            self.best, self.best_pair = obj, (x0, x1, label, r, self.stage)
-        return obj[0]
-
-    def mark(self, stage: str) -> None:
-        self.trace.append((self.stage, self.best[0]))
-        self.stage = stage
-
-
-def _vector(x: Any) -> tuple[np.ndarray, Callable[[np.ndarray], Any]]:
-    """The float weights of a vector input and how to rebuild one (validated by :mod:`dpverify.neighbours`)."""
-    v = _as_vector(x, "x", "worst_pair_search")
-    return v.w, v.rebuild
-
-
-def _hill_climb(s: _Search, start: np.ndarray, box: np.ndarray, score: Callable[[np.ndarray], float],
-                rng: np.random.Generator) -> None:
-    """First-improvement coordinate search, coordinate ``i`` over ``{-box[i], 0, box[i]}``, from ``start``."""
-    d = start.copy()
-    current = score(d)
-    improved = True
-    while improved and not s.exhausted:
-        improved = False
-        for i in rng.permutation(d.shape[0]):
-            for v in (-box[i], 0.0, box[i]):
-                if v == d[i] or s.exhausted:
-                    continue
-                trial = d.copy()
-                trial[i] = v
-                val = score(trial)
-                if val > current + 1e-12:
-                    d, current, improved = trial, val, True
-                    break
-
-
-def _search_linf(s: _Search, x: Any, mu: float, base_radius: float, restarts: int, polish: bool,
-                 rng: np.random.Generator) -> None:
-    """Pairs ``(x + b, x + b + d)`` with ``|d| <= mu`` and the base shift ``|b| <= base_radius`` (0: fixed base)."""
-    w, rebuild = _vector(x)
-    m = w.shape[0]
-    k = 2 * m if base_radius > 0 else m
-    box = np.concatenate([np.full(m, mu), np.full(k - m, base_radius)])
-
-    def pair(z: np.ndarray) -> tuple[Any, Any]:
-        z = np.clip(z, -box, box)
-        b = z[m:] if k > m else 0.0
-        return (x if k == m else rebuild(w + b)), rebuild(w + b + z[:m])
-
-    def score(z: np.ndarray) -> float:
-        return s.consider(*pair(z), "local")
-
-    starts = []
-    if s.best_pair is not None:  # the best pattern's shift, moved to the base x
-        d0 = np.clip(_vector(s.best_pair[1])[0] - _vector(s.best_pair[0])[0], -mu, mu)
-        starts.append(np.concatenate([d0, np.zeros(k - m)]))
-    starts += [rng.choice([-1.0, 1.0], size=k) * box for _ in range(restarts)]
-    for z0 in starts:
-        _hill_climb(s, z0, box, score, rng)
-    s.mark("polish")
-    if polish and s.best_pair is not None and not s.exhausted:
-        bx0, bx1 = _vector(s.best_pair[0])[0], _vector(s.best_pair[1])[0]
-        z_best = np.clip(np.concatenate([bx1 - bx0, (bx0 - w)[:k - m]]), -box, box)
-        budget = max(1, s.max_evaluations - s.cache.evaluations)
-        optimize.minimize(lambda z: -s.consider(*pair(z), "polish"), z_best, method="Powell",
-                          bounds=list(zip(-box, box)),
-                          options={"maxfev": min(budget, 60 * k), "xtol": 1e-6 * mu, "ftol": 1e-12})
-
-
-def _search_l1(s: _Search, x: Any, r: float) -> None:
-    w, rebuild = _vector(x)
-    m = w.shape[0]
-    for i in range(m):
-        for sign in (-1.0, 1.0):
-            d = np.zeros(m)
-            d[i] = sign * r
-            s.consider(x, rebuild(w + d), f"local[{i}:{sign * r:+g}]")
-    if m <= 16:
-        for i in range(m):
-            for j in range(i + 1, m):
-                for si in (-0.5, 0.5):
-                    for sj in (-0.5, 0.5):
-                        if s.exhausted:
-                            return
-                        d = np.zeros(m)
-                        d[i], d[j] = si * r, sj * r
-                        s.consider(x, rebuild(w + d), f"local[{i},{j}]")
-
-
-def _grid_records(data: np.ndarray, domain: Any, grid: int) -> np.ndarray:
-    """Candidate records: a grid over the domain box plus the data's values and their float neighbours."""
-    dim = 1 if data.ndim == 1 else data.shape[1]
-    lo, hi = _domain(domain, dim)
-    axes = []
-    for k in range(dim):
-        col = data if data.ndim == 1 else data[:, k]
-        vals = np.concatenate([np.linspace(lo[k], hi[k], grid), col, np.nextafter(col, -np.inf),
-                               np.nextafter(col, np.inf)])
-        axes.append(np.unique(np.clip(vals, lo[k], hi[k])))
-    if dim == 1:
-        return axes[0]
-    mesh = np.meshgrid(*[a if a.shape[0] <= grid else np.linspace(lo[k], hi[k], grid) for k, a in enumerate(axes)],
-                       indexing="ij")
-    return np.stack([g.ravel() for g in mesh], axis=1)
-
-
-def _domain(domain: Any, dim: int) -> tuple[np.ndarray, np.ndarray]:
-    if domain is None:
-        raise InputError("searching add/remove or replace neighbours needs the record domain: pass "
-                         "domain=(low, high) (the public range of a record's values)")
-    arr = np.asarray(domain, dtype=np.float64)
-    if arr.shape == (2,):
-        lo, hi = np.full(dim, arr[0]), np.full(dim, arr[1])
-    elif arr.shape == (2, dim):
-        lo, hi = arr[0], arr[1]
-    else:
-        raise InputError(f"domain must be (low, high) or (lows, highs) with {dim} values each, got shape {arr.shape}")
-    if not (np.isfinite(lo).all() and np.isfinite(hi).all() and (lo < hi).all()):
-        raise InputError(f"domain must be finite with low < high, got {domain!r}")
-    return lo, hi
-
-
-def _search_dataset(s: _Search, x: Any, kind: str, domain: Any, grid: int, polish: bool) -> None:
-    data = np.asarray(x, dtype=np.float64)
-    recs = _grid_records(data, domain, grid)
-    lo, hi = _domain(domain, 1 if data.ndim == 1 else data.shape[1])
-    best_rec: dict[int, tuple[float, Any]] = {}
-    if kind == "add_remove":
-        for i in range(data.shape[0]):
-            s.consider(data, np.delete(data, i, axis=0), f"remove[{i}]")
-        targets = [-1]
-    else:
-        targets = list(range(data.shape[0]))
-
-    def make(i: int, rec: Any) -> np.ndarray:
-        rec = np.asarray(rec, dtype=np.float64)
-        if i < 0:
-            return np.concatenate([data, rec.reshape((1,) + data.shape[1:])])
-        out = data.copy()
-        out[i] = rec
-        return out
-
-    for i in targets:
-        for rec in recs:
-            if s.exhausted:
-                return
-            val = s.consider(data, make(i, rec), f"add[{_show(rec)}]" if i < 0 else f"replace[{i}]<-{_show(rec)}")
-            if val > best_rec.get(i, (-math.inf, None))[0]:
-                best_rec[i] = (val, rec)
-    s.mark("polish")
-    if polish:
-        for i, (_, rec) in best_rec.items():
-            if s.exhausted:
-                return
-            r0 = np.atleast_1d(np.asarray(rec, dtype=np.float64))
-            budget = max(1, s.max_evaluations - s.cache.evaluations)
-
-            def neg(z: np.ndarray, i: int = i) -> float:
-                z = np.clip(z, lo, hi)
-                return -s.consider(data, make(i, z[0] if data.ndim == 1 else z), "polish")
-
-            optimize.minimize(neg, r0, method="Powell", bounds=list(zip(lo, hi)),
-                              options={"maxfev": min(budget, 200), "xtol": 1e-9, "ftol": 1e-12})
+        obj = (r.loss.epsilon, r.delta_at_claim) if self.delta == 0 else (r.delta_at_claim, r.loss.epsilon)
+        return obj, r
 
 
 def worst_pair_search(mechanism: Any, relation: Any, x: Any, epsilon: float, delta: float = 0.0, *,
@@ -316,26 +130,11 @@ def worst_pair_search(mechanism: Any, relation: Any, x: Any, epsilon: float, del
     if not isinstance(relation, nb.NeighbourRelation):
         raise InputError(f"relation must be a dpverify.neighbours relation (LInfNeighbours, L1Neighbours, "
                          f"AddRemoveOne, ReplaceOne), got {type(relation).__name__}")
-    for name, v, lo in (("random_pairs", random_pairs, 0), ("restarts", restarts, 0), ("grid", grid, 2),
-                        ("max_evaluations", max_evaluations, 1)):
-        _check_count(name, v, lo)
-    if not (isinstance(base_radius, (int, float)) and math.isfinite(base_radius) and base_radius >= 0):
-        raise InputError(f"base_radius must be a finite number >= 0, got {base_radius!r}")
+    check_search_options(random_pairs, restarts, grid, max_evaluations, base_radius)
     rng = np.random.default_rng(np.random.SeedSequence(seed))
-    s = _Search(mechanism, epsilon, delta, max_evaluations)
-    for p in relation.pairs(x, patterns=True, random=random_pairs, seed=int(rng.integers(2**63))):
-        s.consider(p.x0, p.x1, p.label)
-    s.mark("local")
-    if isinstance(relation, nb.LInfNeighbours):
-        _search_linf(s, x, float(relation.radius), float(base_radius), restarts, polish, rng)
-    elif isinstance(relation, nb.L1Neighbours):
-        _search_l1(s, x, float(relation.radius))
-        s.mark("polish")
-    elif isinstance(relation, nb.AddRemoveOne):
-        _search_dataset(s, x, "add_remove", domain, grid, polish)
-    elif isinstance(relation, nb.ReplaceOne):
-        _search_dataset(s, x, "replace", domain, grid, polish)
-    s.mark("done")
+    s = _ExactSearch(mechanism, epsilon, delta, max_evaluations)
+    run_search(s, relation, x, rng, random_pairs=random_pairs, restarts=restarts, polish=polish,
+               base_radius=base_radius, domain=domain, grid=grid)
     assert s.best_pair is not None
     x0, x1, label, result, stage = s.best_pair
     return WorstPairCertificate(
