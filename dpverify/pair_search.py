@@ -37,7 +37,7 @@ __all__ = ["PairSearch", "run_search", "check_search_options"]
 
 
 def _show(o: Any) -> str:
-    return repr(o.tolist()) if isinstance(o, np.ndarray) else repr(o)
+    return repr(o.tolist()) if isinstance(o, (np.ndarray, np.generic)) else repr(o)
 
 
 class PairSearch(abc.ABC):

@@ -117,10 +117,15 @@ __all__ = [
     "audit",
 ]
 
-SUPPORTED_KINDS: tuple[str, ...] = ("statistical", "exact", "em")
+SUPPORTED_KINDS: tuple[str, ...] = ("statistical", "exact", "em", "sensitivity", "replay")
+#: Norms a sensitivity claim can be made in.
+NORMS: tuple[str, ...] = ("l1", "l2", "linf")
 EXPECTATIONS: tuple[str, ...] = ("pass", "violation")
 RELATION_KINDS: tuple[str, ...] = ("linf", "l1", "add_remove", "replace")
 MODES: tuple[str, ...] = ("quick", "full")
+
+#: Runs per pair of a replay entry that gives no ``runs``.
+DEFAULT_REPLAY_RUNS = 32
 
 #: Budgets of entries (and suites) that name none.
 DEFAULT_BUDGETS: dict[str, tuple[int, int | None]] = {
@@ -133,7 +138,7 @@ _ENTRY_KEYS = (
     "id", "kind", "mechanism", "params", "claim", "expect", "true_epsilon", "description",
     "pairs", "input", "relation", "random_pairs", "search", "utilities", "sensitivity",
     "alpha", "nan_policy", "float_bits", "finalists", "batch_size",
-    "quick", "full",
+    "quick", "full", "function", "runs",
 )
 _REQUIRED_ENTRY_KEYS = ("id", "kind", "mechanism", "claim", "expect")
 _AUDIT_OPTION_KEYS = ("alpha", "nan_policy", "float_bits", "finalists", "batch_size")
@@ -156,15 +161,27 @@ class Budget:
 
 @dataclass(frozen=True)
 class Claim:
-    """The privacy claim under audit: (epsilon, delta)-DP."""
+    """The claim under audit: (epsilon, delta)-DP, or (``sensitivity`` entries) a sensitivity Δ in ``norm``.
 
-    epsilon: float
+    A ``replay`` entry may state no claim: it checks the sensitivities its mechanism declares at every step.
+    """
+
+    epsilon: float | None
     delta: float = 0.0
+    sensitivity: float | None = None
+    norm: str | None = None
 
-    def to_dict(self) -> dict[str, float]:
-        return {"epsilon": self.epsilon, "delta": self.delta}
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"epsilon": self.epsilon, "delta": self.delta}
+        if self.sensitivity is not None:
+            out.update(sensitivity=self.sensitivity, norm=self.norm)
+        return out
 
     def __str__(self) -> str:
+        if self.sensitivity is not None:
+            return f"Δ={self.sensitivity:g} ({self.norm})"
+        if self.epsilon is None:
+            return "declared step sensitivities"
         return f"ε={self.epsilon:g}" + (f" δ={self.delta:g}" if self.delta > 0 else "")
 
 
@@ -246,6 +263,7 @@ class Entry:
     finalists: int | None = None
     batch_size: int | None = None
     import_paths: tuple[Path, ...] = ()
+    runs: int = DEFAULT_REPLAY_RUNS
 
     @property
     def name(self) -> str:
@@ -413,7 +431,27 @@ def _budget(value: Any, where: str, key: str, fallback: Budget) -> Budget:
     return Budget(samples=samples, search_samples=search)
 
 
-def _claim(value: Any, where: str) -> Claim:
+def _sensitivity_claim(value: Any, where: str) -> Claim:
+    fix = 'write claim = { sensitivity = 1.0, norm = "l1" } (norm: l1, l2 or linf; default l1)'
+    if not isinstance(value, dict):
+        raise _err(where, "claim", f"expected a table, got {value!r}", fix)
+    _check_keys(value, ("sensitivity", "norm"), where, "'claim' of a sensitivity entry")
+    if "sensitivity" not in value:
+        raise _err(where, "claim.sensitivity", "missing", fix)
+    sens = value["sensitivity"]
+    if not _is_number(sens) or not (0 < sens < math.inf):
+        raise _err(where, "claim.sensitivity", f"expected a finite number > 0, got {sens!r}", fix)
+    norm = value.get("norm", "l1")
+    if norm not in NORMS:
+        raise _err(where, "claim.norm", f"unknown norm {norm!r}", f"use one of: {', '.join(NORMS)}")
+    return Claim(epsilon=None, sensitivity=float(sens), norm=norm)
+
+
+def _claim(value: Any, where: str, kind: str = "statistical") -> Claim:
+    if kind == "sensitivity":
+        return _sensitivity_claim(value, where)
+    if kind == "replay" and value is None:
+        return Claim(epsilon=None)
     fix = "write claim = { epsilon = 0.5 } or claim = { epsilon = 0.5, delta = 1e-6 }"
     if not isinstance(value, dict):
         raise _err(where, "claim", f"expected a table, got {value!r}", fix)
@@ -517,7 +555,10 @@ def _entry(raw: Any, index: int, suite: str, path: Path, budgets: dict[str, Budg
                        "use letters, digits and _ . + - (no spaces or '/'), e.g. id = \"laplace-eps1\"")
         where = f"{path}: entry '{eid}'"
     _check_keys(raw, _ENTRY_KEYS, where, "[[entry]]")
+    raw = _function_alias(raw, where)
     for key in _REQUIRED_ENTRY_KEYS:
+        if key == "claim" and raw.get("kind") == "replay":
+            continue  # a replay checks the sensitivities the mechanism declares; a claim is optional
         if key not in raw:
             examples = {
                 "id": 'id = "laplace"',
@@ -552,6 +593,23 @@ def _entry(raw: Any, index: int, suite: str, path: Path, budgets: dict[str, Budg
     pairs = relation = inp = None
     random_pairs = raw.get("random_pairs", 0)
     search, utilities, sensitivity = _kind_options(raw, kind, where)
+    runs = _runs(raw, kind, where)
+    if kind == "sensitivity":
+        if not has_rel:
+            raise _err(where, "relation", "a sensitivity entry needs the neighbour relation its claim is made for",
+                       'add e.g. relation = { kind = "add_remove" } or relation = { kind = "linf", radius = 1.0 }')
+        relation = _relation(raw["relation"], where)
+        if has_input:
+            inp = _value_or_builder(raw["input"], where, "input")
+        if has_pairs:
+            pairs = _pairs(raw["pairs"], where)
+        if not has_input and not (search or {}).get("domain"):
+            raise _err(where, "input", "a sensitivity entry needs a base input, or search.domain for a dataset "
+                       "relation", "add input = [...] or search = { domain = [0.0, 1.0] }")
+        if not _is_int(random_pairs) or random_pairs < 0:
+            raise _err(where, "random_pairs", f"expected an integer >= 0, got {random_pairs!r}",
+                       "write random_pairs = 10")
+        has_pairs = has_input = has_rel = False
     if kind == "em":
         inp = _value_or_builder(raw["input"], where, "input")
         has_pairs = has_input = has_rel = False
@@ -561,7 +619,7 @@ def _entry(raw: Any, index: int, suite: str, path: Path, budgets: dict[str, Budg
     if has_pairs and has_input:
         raise _err(where, "input", "gives both pairs and an input",
                    "keep either pairs = [[x0, x1], ...] or input = ... with relation = {...}, not both")
-    if kind == "em":
+    if kind in ("em", "sensitivity"):
         pass
     elif has_pairs:
         pairs = _pairs(raw["pairs"], where)
@@ -602,12 +660,12 @@ def _entry(raw: Any, index: int, suite: str, path: Path, budgets: dict[str, Budg
 
     return Entry(
         suite=suite, path=path, id=eid, kind=kind, mechanism=mech, params=params,
-        claim=_claim(raw["claim"], where), expect=expect,
+        claim=_claim(raw.get("claim"), where, kind), expect=expect, runs=runs,
         quick=_budget(raw.get("quick"), where, "quick", budgets["quick"]),
         full=_budget(raw.get("full"), where, "full", budgets["full"]),
         true_epsilon=_true_epsilon(raw.get("true_epsilon"), where), description=description,
         pairs=pairs, input=inp, relation=relation,
-        random_pairs=random_pairs if inp is not None and kind != "em" else 0,
+        random_pairs=random_pairs if (inp is not None or kind == "sensitivity") and kind != "em" else 0,
         search=search, utilities=utilities, sensitivity=sensitivity,
         alpha=None if alpha is None else float(alpha), nan_policy=nan_policy, float_bits=float_bits,
         finalists=raw.get("finalists"), batch_size=raw.get("batch_size"), import_paths=import_paths,
@@ -616,13 +674,42 @@ def _entry(raw: Any, index: int, suite: str, path: Path, budgets: dict[str, Budg
 
 _SEARCH_KEYS = {"base_radius": "number", "restarts": "int", "random_pairs": "int", "polish": "bool",
                 "domain": "list", "grid": "int", "max_evaluations": "int", "seed": "int"}
+#: Extra search keys of sensitivity entries (see :func:`dpverify.sensitivity.check_sensitivity`).
+_SENSITIVITY_SEARCH_KEYS = {"examples": "int", "nonfinite": "bool", "max_size": "int"}
+
+
+def _function_alias(raw: dict[str, Any], where: str) -> dict[str, Any]:
+    """``function = "module:attr"`` is how a sensitivity entry names the function under test (stored as the
+    entry's ``mechanism``)."""
+    if "function" not in raw:
+        return raw
+    if raw.get("kind") != "sensitivity":
+        raise _err(where, "function", "only sensitivity entries name a function",
+                   'write mechanism = "module:attribute" instead')
+    if "mechanism" in raw:
+        raise _err(where, "function", "gives both function and mechanism", "keep function = \"module:attribute\"")
+    out = dict(raw)
+    out["mechanism"] = out.pop("function")
+    return out
+
+
+def _runs(raw: dict[str, Any], kind: str, where: str) -> int:
+    if "runs" not in raw:
+        return DEFAULT_REPLAY_RUNS
+    if kind != "replay":
+        raise _err(where, "runs", f"only replay entries take runs (this entry is {kind!r})", "remove runs")
+    runs = raw["runs"]
+    if not _is_int(runs) or runs < 1:
+        raise _err(where, "runs", f"expected an integer >= 1, got {runs!r}", "write runs = 32")
+    return int(runs)
 
 
 def _kind_options(raw: dict[str, Any], kind: str, where: str) -> tuple[dict[str, Any] | None, Any, float | None]:
     """Validate the keys that belong to one kind: ``search`` (exact), ``utilities``/``sensitivity`` (em)."""
-    if kind != "exact" and "search" in raw:
-        raise _err(where, "search", f"only exact entries search for a worst pair (this entry is {kind!r})",
+    if kind not in ("exact", "sensitivity") and "search" in raw:
+        raise _err(where, "search", f"only exact and sensitivity entries search for pairs (this entry is {kind!r})",
                    'remove search, or write kind = "exact"')
+    keys = dict(_SEARCH_KEYS, **_SENSITIVITY_SEARCH_KEYS) if kind == "sensitivity" else _SEARCH_KEYS
     if kind != "em":
         for key in ("utilities", "sensitivity"):
             if key in raw:
@@ -634,10 +721,10 @@ def _kind_options(raw: dict[str, Any], kind: str, where: str) -> tuple[dict[str,
         if not isinstance(search, dict):
             raise _err(where, "search", f"expected a table, got {search!r}",
                        "write search = { base_radius = 2.0, restarts = 8 }")
-        _check_keys(search, tuple(_SEARCH_KEYS), where, "search")
+        _check_keys(search, tuple(keys), where, "search")
         out: dict[str, Any] = {}
         for key, value in search.items():
-            typ = _SEARCH_KEYS[key]
+            typ = keys[key]
             ok = {"number": _is_number(value) and value >= 0, "int": _is_int(value) and value >= 0,
                   "bool": isinstance(value, bool), "list": isinstance(value, list)}[typ]
             if not ok:
@@ -975,6 +1062,10 @@ def run_entry(entry: Entry, mode: str = "quick", run_seed: int = 0, workers: int
             return _run_exact(entry, mechanism, mode, seed, t0)
         if entry.kind == "em":
             return _run_em(entry, mechanism, mode, seed, t0)
+        if entry.kind == "sensitivity":
+            return _run_sensitivity(entry, mechanism, mode, seed, t0)
+        if entry.kind == "replay":
+            return _run_replay(entry, mechanism, mode, seed, t0)
         return _run_statistical(entry, mechanism, mode, seed, t0, workers)
     except DPVerifyError as exc:
         return _outcome(entry, mode, seed, outcome="error", matched=False, error=str(exc),
@@ -1046,6 +1137,37 @@ def _run_em(entry: Entry, mechanism: Any, mode: str, seed: int, t0: float) -> En
     return _outcome(entry, mode, seed, outcome=outcome, matched=outcome == entry.expect, samples=budget.samples,
                     search_samples=None, seconds=time.perf_counter() - t0, details=result.to_dict(),
                     result=result)
+
+
+def _run_sensitivity(entry: Entry, function: Any, mode: str, seed: int, t0: float) -> EntryOutcome:
+    """A ``sensitivity`` entry: the largest change of the function found under the relation, against the claim."""
+    from dpverify.sensitivity import check_sensitivity
+
+    assert entry.relation is not None and entry.claim.sensitivity is not None
+    opts = dict(entry.search or {})
+    opts.setdefault("seed", seed % 2**32)
+    opts.setdefault("random_pairs", entry.random_pairs)
+    x = None if entry.input is None else _built_input(entry, entry.input)
+    pairs = () if entry.pairs is None else list(_built_input(entry, entry.pairs))
+    result = check_sensitivity(function, entry.claim.sensitivity, entry.relation.build(), x,
+                               norm=entry.claim.norm or "l1", pairs=pairs, **opts)
+    outcome = "violation" if result.violation else "pass"
+    details = result.to_dict()
+    return _outcome(entry, mode, seed, outcome=outcome, matched=outcome == entry.expect, samples=None,
+                    search_samples=result.evaluations, seconds=time.perf_counter() - t0,
+                    witness=details["witness"], details=details, result=result)
+
+
+def _run_replay(entry: Entry, mechanism: Any, mode: str, seed: int, t0: float) -> EntryOutcome:
+    """A ``replay`` entry: frozen-noise replay of the mechanism's declared steps on the entry's pairs."""
+    from dpverify.replay import frozen_noise_replay
+
+    result = frozen_noise_replay(mechanism, build_pairs(entry, seed), samples=entry.runs, seed=seed)
+    outcome = "violation" if result.violation else "pass"
+    details = result.to_dict()
+    return _outcome(entry, mode, seed, outcome=outcome, matched=outcome == entry.expect, samples=entry.runs,
+                    search_samples=None, seconds=time.perf_counter() - t0, witness=details["witness"],
+                    details=details, result=result)
 
 
 def run_suites(

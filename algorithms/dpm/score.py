@@ -227,15 +227,20 @@ def emptiness_from_count(count: np.ndarray, n_tilde: float, clip: bool = False) 
     return np.clip(e, 0.0, 1.0) if clip else e
 
 
-def centreness_from_rank(r: np.ndarray, n_tilde: float, t: float, q: float) -> np.ndarray:
+def centreness_from_rank(r: np.ndarray, n_tilde: float, t: float, q: float, *, validate: bool = True) -> np.ndarray:
     """Def. 6 as a function of the rank ``r`` (any real ``r ≥ 0``).
 
     Outer formula ``(ñ/2 − |r − ñ/2|)·t/(ñq)`` when ``|ñ/2 − r| ≥ ñ/2 − ñq`` (this includes every
     ``r > ñ``, where it is negative), inner formula
     ``(t − 2q)/(1 − 2q) + (ñ/2 − |r − ñ/2|)·(1 − t)/(ñ/2 − ñq)`` otherwise.
-    Values: ``c(0) = c(ñ) = 0``, ``c(ñq) = t``, ``c(ñ/2) = 1``.
+    Values: ``c(0) = c(ñ) = 0``, ``c(ñq) = t``, ``c(ñ/2) = 1``.  ``validate=False`` skips the validity rules
+    of :func:`check_parameters` (to study invalid regimes such as ``t < 2q``; ``0 < q < 1/2`` and ``ñ > 0`` are
+    still needed for the formula to be defined).
     """
-    check_parameters(t, q, 1.0, n_tilde=n_tilde)
+    if validate:
+        check_parameters(t, q, 1.0, n_tilde=n_tilde)
+    elif not (0.0 < float(q) < 0.5 and float(n_tilde) > 0.0):
+        raise ValueError(f"the centreness formula needs 0 < q < 1/2 and n_tilde > 0, got q={q!r}, n_tilde={n_tilde!r}")
     r = np.asarray(r, dtype=np.float64)
     n = float(n_tilde)
     half = 0.5 * n
@@ -293,6 +298,9 @@ def score(
     q: float = DEFAULT_Q,
     alpha: float = DEFAULT_ALPHA,
     clip_emptiness: bool = False,
+    *,
+    part: str = "score",
+    validate: bool = True,
 ) -> np.ndarray:
     """Score ``f_{t,q,β}(S, ñ, s) = c_{t,q}(S, ñ, s) + α·e_β(S, ñ, s)`` (Def. 7) of every candidate.
 
@@ -300,8 +308,13 @@ def score(
     ``positions``: the candidates (e.g. from :func:`split_candidates`), ``dims`` in ``[0, d)``.
     Each used column is sorted once; all its candidates are looked up by binary search.
     No range check on ``data`` here (see :class:`algorithms.dpm.split.DPMSplitEM`).
+    ``part="centreness"`` or ``"emptiness"`` returns that term alone (Lemmas 3 and 4 bound them separately);
+    ``validate=False`` skips the parameter rules (``t ≥ 2q``, ``t ≤ 1``) to study invalid regimes.
     """
-    check_parameters(t, q, alpha, n_tilde=n_tilde, beta=beta)
+    if part not in ("score", "centreness", "emptiness"):
+        raise ValueError(f"part must be 'score', 'centreness' or 'emptiness', got {part!r}")
+    if validate:
+        check_parameters(t, q, alpha, n_tilde=n_tilde, beta=beta)
     x = np.asarray(data, dtype=np.float64)
     if x.ndim == 1:
         x = x[:, None]
@@ -320,9 +333,34 @@ def score(
         col = np.sort(x[:, i])
         counts[sel] = interval_counts(col, pos[sel], beta)
         rank[sel] = ranks(col, pos[sel])
-    c = centreness_from_rank(rank, n_tilde, t, q)
+    c = centreness_from_rank(rank, n_tilde, t, q, validate=validate)
     e = emptiness_from_count(counts, n_tilde, clip_emptiness)
+    if part == "centreness":
+        return c
+    if part == "emptiness":
+        return e
     return c + float(alpha) * e
+
+
+def candidate_table(
+    data: object,
+    bounds: tuple[float, float] = (0.0, 1.0),
+    beta: float = 0.1,
+    d: int = 1,
+    n_tilde: float = 10.0,
+    t: float = DEFAULT_T,
+    q: float = DEFAULT_Q,
+    alpha: float = DEFAULT_ALPHA,
+    part: str = "score",
+    validate: bool = True,
+    clip_emptiness: bool = False,
+) -> np.ndarray:
+    """The score (or one term, ``part``) of ``data`` at every split candidate of ``bounds``/``beta``/``d``
+    (:func:`split_candidates`), for a fixed noisy count ``ñ``: a fixed-length vector, the function whose
+    sensitivity Lemmas 3-5 bound (``t/(ñq)``, ``1/ñ`` and ``(t/q + α)/ñ`` in ℓ∞ over the candidates, under
+    add/remove one record, ``ñ`` held fixed as the proofs do)."""
+    dims, positions = split_candidates(bounds, beta, d)
+    return score(data, dims, positions, beta, n_tilde, t, q, alpha, clip_emptiness, part=part, validate=validate)
 
 
 def score_sensitivity(
