@@ -71,7 +71,8 @@ def change(v0: Any, v1: Any, norm: str = "l1") -> float:
                          "sensitivity compares outputs of the same shape -- return a fixed-length summary "
                          "(e.g. counts on a fixed grid)")
     same = (a == b) | (np.isnan(a) & np.isnan(b))
-    d = np.where(same, 0.0, np.abs(b - a))
+    with np.errstate(invalid="ignore"):
+        d = np.where(same, 0.0, np.abs(b - a))
     d = np.where(np.isnan(d), math.inf, d)
     if d.size == 0:
         return 0.0
