@@ -310,7 +310,7 @@ def check_sensitivity(f: Callable[[Any], Any], claimed: float, relation: Neighbo
         if s.exhausted:
             break
         run_search(s, relation, base, rng, random_pairs=0, restarts=restarts, polish=polish,
-                   base_radius=base_radius, domain=domain, grid=grid, extra_records=extra, patterns=base is not x)
+                   base_radius=base_radius, domain=domain, grid=grid, extra_records=extra, patterns=False)
     if s.best_pair is None:
         raise InputError("no neighbouring pair was examined; give a base input x, pairs, or examples > 0")
     x0, x1, label, (v0, v1), stage = s.best_pair

@@ -613,7 +613,7 @@ def _entry(raw: Any, index: int, suite: str, path: Path, budgets: dict[str, Budg
     if kind == "em":
         inp = _value_or_builder(raw["input"], where, "input")
         has_pairs = has_input = has_rel = False
-    elif search is not None and not (has_input and has_rel):
+    elif kind == "exact" and search is not None and not (has_input and has_rel):
         raise _err(where, "search", "a worst-pair search needs an input and a relation",
                    'write input = ... and relation = { kind = "linf", radius = 1.0 } instead of pairs')
     if has_pairs and has_input:
