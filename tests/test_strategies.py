@@ -13,7 +13,8 @@ from typing import Any
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import find, HealthCheck, given, settings
+from hypothesis.errors import NoSuchExample
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 from hypothesis.strategies import SearchStrategy
@@ -69,7 +70,13 @@ def reach(strategy: SearchStrategy[Any], condition: Callable[[Any], bool], n: in
     for example in _COLLECTED[key][1]:
         if condition(example):
             return example
-    raise AssertionError(f"no example among {n} satisfies the condition")
+    # not among the first n (which examples come first depends on the hypothesis version): search for one
+    # with hypothesis.find, derandomized, up to 5000 examples -- an edge case the strategy cannot reach fails
+    try:
+        return find(strategy, condition, settings=settings(max_examples=5000, derandomize=True, database=None,
+                                                             deadline=None, suppress_health_check=list(HealthCheck)))
+    except NoSuchExample:
+        raise AssertionError(f"no example among {n} (and 5000 searched) satisfies the condition") from None
 
 
 # --------------------------------------------------------------------------------------------------
