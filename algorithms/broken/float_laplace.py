@@ -16,17 +16,23 @@ an infinite privacy loss (Mironov 2012). Concretely, numpy draws ``u = −0.5 + 
 probability ≈ 0.81 on ``x`` and exactly 0 on ``x'``, so even δ ≈ 0.8 fails at every ε. The
 catalogue's empirical lower bound is 0.2521 (DP-Sniper, MLP on bit features), far below the true ∞.
 Fix: the snapping mechanism (Mironov 2012, §5).
+
+Replay: **other** -- the ``"laplace"`` step protects ``x`` with the right ℓ1 sensitivity Δ and scale Δ/ε;
+the leak is in the floating-point support of the noise, which a frozen-noise replay will NOT flag
+(``BUG_KIND = "other"``).
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import ClassVar
 
 import numpy as np
 
 from algorithms.classic._validation import as_float_input, check_finite, check_n
 from algorithms.classic.laplace import Laplace
+from algorithms.noise import NoiseSource
 
 __all__ = ["FloatingPointLaplace"]
 
@@ -42,15 +48,31 @@ def _naive_laplace(x: np.ndarray | float, u: np.ndarray, scale: float) -> np.nda
 
 @dataclass(frozen=True)
 class FloatingPointLaplace(Laplace):
-    """Claims ε; ``x − (Δ/ε)·sign(u)·log(1 − 2|u|)``, ``u ~ U(−0.5, 0.5)`` in doubles. Output float64."""
+    """Claims ε; ``x − (Δ/ε)·sign(u)·log(1 − 2|u|)``, ``u ~ U(−0.5, 0.5)`` in doubles. Output float64.
 
+    Noise steps (:meth:`release`): one ``"laplace"`` step protecting ``x`` with ℓ1 sensitivity Δ, the noise
+    ``−(Δ/ε)·sign(u)·log(1 − 2|u|)`` (``x + noise`` is bit for bit the naive ``x − …``).
+    """
 
+    BUG_KIND: ClassVar[str] = "other"
 
     def __call__(self, x: float | np.ndarray, n: int, rng: np.random.Generator) -> np.ndarray:
+        return self.release(x, n, NoiseSource(rng))
+
+    def release(self, x: float | np.ndarray, n: int, noise: NoiseSource) -> np.ndarray:
+        """The sampler against an explicit noise source: one ``"laplace"`` step (naive float noise)."""
         values = as_float_input(x)
         n = check_n(n)
-        u = rng.uniform(-0.5, 0.5, size=(n,) + values.shape)
-        return _naive_laplace(values, u, self.scale)
+        scale = self.scale
+
+        def draw(rng: np.random.Generator) -> np.ndarray:
+            u = rng.uniform(-0.5, 0.5, size=(n,) + values.shape)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                # −(b·sign(u)·log(1 − 2|u|)): negation is exact, so x + this == x − b·sign(u)·log(…)
+                return -(scale * np.sign(u) * np.log(1.0 - 2.0 * np.abs(u)))
+
+        return noise.add("laplace", values, draw, sensitivity=self.sensitivity, norm="l1", scale=scale,
+                         kind="laplace")
 
     def output_for_draw(self, x: float, k: np.ndarray) -> np.ndarray:
         """Output on input ``x`` when the uniform draw is ``u = −0.5 + k·2⁻⁵³`` (``0 ≤ k < 2⁵³``).

@@ -24,11 +24,15 @@ much milder than "ε ≥ 1 breaks it" suggests:
   ε = 20, δ = 1e-5 → true δ = 1.527e-3 (153 ×). These need ``e^ε/δ_true`` ≈ 1.4e8 samples or more
   (an upper bound on ``P(x)`` below ``δ_true/e^ε``), so they are for exact checks, not for 10^6
   samples.
+
+Replay: **calibration bug** -- the ``"gaussian"`` step declares the right ℓ2 sensitivity Δ; σ is merely
+too small for the claimed (ε, δ), which a frozen-noise replay will NOT flag (``BUG_KIND = "calibration"``).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 import numpy as np
 
@@ -40,18 +44,24 @@ from algorithms.classic._validation import (
     check_positive,
 )
 from algorithms.classic.gaussian import classic_gaussian_sigma, gaussian_delta
+from algorithms.noise import NoiseSource
 
 __all__ = ["GaussianClassicLargeEpsilon"]
 
 
 @dataclass(frozen=True)
 class GaussianClassicLargeEpsilon:
-    """Claims (ε, δ) with ε ≥ 1, adds ``N(0, σ²)``, ``σ = Δ sqrt(2 ln(1.25/δ))/ε``. Output float64."""
+    """Claims (ε, δ) with ε ≥ 1, adds ``N(0, σ²)``, ``σ = Δ sqrt(2 ln(1.25/δ))/ε``. Output float64.
+
+    Noise steps (:meth:`release`): one ``"gaussian"`` step protecting ``x`` with ℓ2 sensitivity Δ
+    (``scale=σ``).
+    """
 
     epsilon: float
     delta: float
     sensitivity: float = 1.0
     sigma: float = field(init=False)
+    BUG_KIND: ClassVar[str] = "calibration"
 
     def __post_init__(self) -> None:
         check_epsilon(self.epsilon)
@@ -66,9 +76,15 @@ class GaussianClassicLargeEpsilon:
         object.__setattr__(self, "sigma", sigma)
 
     def __call__(self, x: float | np.ndarray, n: int, rng: np.random.Generator) -> np.ndarray:
+        return self.release(x, n, NoiseSource(rng))
+
+    def release(self, x: float | np.ndarray, n: int, noise: NoiseSource) -> np.ndarray:
+        """The sampler against an explicit noise source: one ``"gaussian"`` step, ℓ2 sensitivity Δ."""
         values = as_float_input(x)
         n = check_n(n)
-        return values + rng.normal(0.0, self.sigma, size=(n,) + values.shape)
+        sigma = self.sigma
+        return noise.add("gaussian", values, lambda rng: rng.normal(0.0, sigma, size=(n,) + values.shape),
+                         sensitivity=self.sensitivity, norm="l2", scale=sigma, kind="gaussian")
 
     def true_delta(self, epsilon: float) -> float:
         """Exact hockey-stick δ(ε) between outputs on inputs at ℓ2 distance Δ."""

@@ -6,6 +6,10 @@ dp-recorder's sensitivity miscalibration; anchors-auditing.md §4.2 rows #22, #2
 
 True ε = **Δ·ε** exactly (pmf ratio ``α^{−Δ} = e^{Δε}`` for outputs beyond both values):
 **0.2 at ε = 0.1, Δ = 2**. Correct twin: :class:`algorithms.classic.geometric.Geometric`.
+
+Replay: **sensitivity bug** -- the ``"geometric"`` step declares sensitivity 1, the one ``α = exp(−ε)`` is
+calibrated for, while the value moves by Δ between neighbours; a frozen-noise replay flags it
+(``BUG_KIND = "sensitivity"``).
 """
 
 from __future__ import annotations
@@ -18,17 +22,25 @@ import numpy as np
 
 from algorithms.classic._validation import as_int_input, check_epsilon, check_n, check_positive_int
 from algorithms.classic.geometric import sample_two_sided_geometric
+from algorithms.noise import NoiseSource
 
 __all__ = ["GeometricIgnoresSensitivity"]
 
 
 @dataclass(frozen=True)
 class GeometricIgnoresSensitivity:
-    """Claims ε for sensitivity Δ, uses ``α = exp(−ε)``. Output int64 ``(n,)`` or ``(n, k)``."""
+    """Claims ε for sensitivity Δ, uses ``α = exp(−ε)``. Output int64 ``(n,)`` or ``(n, k)``.
+
+    Noise steps (:meth:`release`): one ``"geometric"`` step protecting ``x`` with declared ℓ1 sensitivity
+    :attr:`noise_sensitivity` = 1 (what the code's ``α`` assumes; the parameter ``sensitivity`` says Δ).
+    """
 
     epsilon: float
     sensitivity: int = 2
     delta: ClassVar[float] = 0.0
+    BUG_KIND: ClassVar[str] = "sensitivity"
+    #: The sensitivity the noise is actually calibrated for (the bug: 1, not ``sensitivity``).
+    noise_sensitivity: ClassVar[int] = 1
 
     def __post_init__(self) -> None:
         check_epsilon(self.epsilon)
@@ -44,9 +56,16 @@ class GeometricIgnoresSensitivity:
         return math.exp(-float(self.epsilon))
 
     def __call__(self, x: int | np.ndarray, n: int, rng: np.random.Generator) -> np.ndarray:
+        return self.release(x, n, NoiseSource(rng))
+
+    def release(self, x: int | np.ndarray, n: int, noise: NoiseSource) -> np.ndarray:
+        """The sampler against an explicit noise source: one ``"geometric"`` step declaring sensitivity 1."""
         values = as_int_input(x)
         n = check_n(n)
-        return values + sample_two_sided_geometric(self.alpha, (n,) + values.shape, rng)
+        alpha = self.alpha
+        return noise.add("geometric", values,
+                         lambda rng: sample_two_sided_geometric(alpha, (n,) + values.shape, rng),
+                         sensitivity=self.noise_sensitivity, norm="l1", scale=alpha, kind="geometric")
 
     def true_epsilon(self) -> float:
         """Exact ε = Δ·ε."""

@@ -7,6 +7,9 @@ sensitivity 1); the code adds ``Lap(ε)`` per bin.
 True ε = 1/ε exactly (Laplace scale b at ℓ1 distance 1 costs 1/b): **10 at ε = 0.1**. Note that
 1/ε < ε when ε > 1: there the "bug" over-noises and the claim actually holds.
 Correct twin: :class:`algorithms.classic.histogram.Histogram`.
+
+Replay: **calibration bug** -- the ``"histogram"`` step declares the right ℓ1 sensitivity 1; only the
+scale ε (for 1/ε) is wrong, which a frozen-noise replay will NOT flag (``BUG_KIND = "calibration"``).
 """
 
 from __future__ import annotations
@@ -18,16 +21,22 @@ import numpy as np
 
 from algorithms.classic._validation import check_epsilon, check_n
 from algorithms.classic.histogram import as_counts
+from algorithms.noise import NoiseSource
 
 __all__ = ["HistogramScaleEpsilon"]
 
 
 @dataclass(frozen=True)
 class HistogramScaleEpsilon:
-    """Claims ε, adds ``Lap(ε)`` per bin. Output: float64 ``(n, k)``."""
+    """Claims ε, adds ``Lap(ε)`` per bin. Output: float64 ``(n, k)``.
+
+    Noise steps (:meth:`release`): one ``"histogram"`` step protecting the counts with ℓ1 sensitivity 1,
+    ``scale = ε`` (the bug).
+    """
 
     epsilon: float
     delta: ClassVar[float] = 0.0
+    BUG_KIND: ClassVar[str] = "calibration"
 
     def __post_init__(self) -> None:
         check_epsilon(self.epsilon)
@@ -38,9 +47,15 @@ class HistogramScaleEpsilon:
         return float(self.epsilon)
 
     def __call__(self, x: np.ndarray, n: int, rng: np.random.Generator) -> np.ndarray:
+        return self.release(x, n, NoiseSource(rng))
+
+    def release(self, x: np.ndarray, n: int, noise: NoiseSource) -> np.ndarray:
+        """The sampler against an explicit noise source: one ``"histogram"`` step, ℓ1 sensitivity 1."""
         counts = as_counts(x)
         n = check_n(n)
-        return counts + rng.laplace(0.0, self.scale, size=(n, counts.shape[0]))
+        scale = self.scale
+        return noise.add("histogram", counts, lambda rng: rng.laplace(0.0, scale, size=(n, counts.shape[0])),
+                         sensitivity=1.0, norm="l1", scale=scale, kind="laplace")
 
     def true_epsilon(self) -> float:
         """Exact ε = 1/ε."""

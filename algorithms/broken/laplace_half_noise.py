@@ -7,11 +7,15 @@ for ε) — anchors-auditing.md §4.2 row #22. Here the code *claims* ε and dra
 
 True ε = 2ε exactly (Laplace mechanism of scale Δ/(2ε) at ℓ1 distance Δ; attained): **0.2 at the
 catalogue parameter ε = 0.1**. Correct twin: :class:`algorithms.classic.laplace.Laplace`.
+
+Replay: **calibration bug** -- the inherited ``"laplace"`` step declares the right ℓ1 sensitivity Δ; only
+the scale Δ/(2ε) is too small, which a frozen-noise replay will NOT flag (``BUG_KIND = "calibration"``).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import ClassVar
 
 from algorithms.classic.laplace import Laplace
 
@@ -20,8 +24,12 @@ __all__ = ["LaplaceHalfNoise"]
 
 @dataclass(frozen=True)
 class LaplaceHalfNoise(Laplace):
-    """Claims ε, adds ``Lap(Δ/(2ε))``. Output: float64 ``(n,)`` or ``(n, k)``."""
+    """Claims ε, adds ``Lap(Δ/(2ε))``. Output: float64 ``(n,)`` or ``(n, k)``.
 
+    Noise steps: :meth:`Laplace.release` (one ``"laplace"`` step, ℓ1 sensitivity Δ, ``scale = Δ/(2ε)``).
+    """
+
+    BUG_KIND: ClassVar[str] = "calibration"
 
     @property
     def scale(self) -> float:

@@ -10,12 +10,17 @@ record of value ``v`` moves the sum by ``v``, so that pair costs exactly
 ``ε·|v|/max(|l|, |u|)`` (:meth:`SumMissingClipping.pair_epsilon`); records are unbounded, hence
 true ε = **∞** (∞ at ε = 0.1; e.g. a record v = 100 with bounds [0, 1] gives 10 on that pair).
 Correct twin: :class:`algorithms.classic.clipped_sum.ClippedSum`.
+
+Replay: **sensitivity bug** -- the inherited ``"sum"`` step adds the noise to the *unclipped* sum while
+declaring the ℓ1 sensitivity ``max(|l|, |u|)`` of the clipped one; a frozen-noise replay flags any pair
+whose differing record lies outside ``[−max(|l|,|u|), max(|l|,|u|)]`` (``BUG_KIND = "sensitivity"``).
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import ClassVar
 
 import numpy as np
 
@@ -27,9 +32,13 @@ __all__ = ["SumMissingClipping"]
 
 @dataclass(frozen=True)
 class SumMissingClipping(ClippedSum):
-    """Claims ε for bounds ``[lower, upper]``; releases the *unclipped* sum + ``Lap(max(|l|,|u|)/ε)``."""
+    """Claims ε for bounds ``[lower, upper]``; releases the *unclipped* sum + ``Lap(max(|l|,|u|)/ε)``.
 
+    Noise steps: :meth:`ClippedSum.release` (one ``"sum"`` step: value the unclipped sum, declared ℓ1
+    sensitivity ``max(|l|, |u|)``).
+    """
 
+    BUG_KIND: ClassVar[str] = "sensitivity"
 
     def bounded_records(self, records: np.ndarray) -> np.ndarray:
         """The bug: the records are summed as they are, never clipped."""

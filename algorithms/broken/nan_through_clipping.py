@@ -9,12 +9,17 @@ True ε = **∞**: on ``x`` containing a NaN record the output is NaN with proba
 neighbour without that record (add/remove) it is never NaN (∞ at ε = 0.1). Without NaN records the
 mechanism is the correct clipped sum.
 Correct twin (NaN mapped to ``lower`` before clipping): :class:`algorithms.classic.clipped_sum.ClippedSum`.
+
+Replay: **sensitivity bug** -- the inherited ``"sum"`` step declares ``max(|l|, |u|)`` but its value is NaN
+on an input with a NaN record, so its change between neighbours is not bounded by any sensitivity; a
+frozen-noise replay flags it (``BUG_KIND = "sensitivity"``).
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import ClassVar
 
 import numpy as np
 
@@ -25,9 +30,13 @@ __all__ = ["SumNaNThroughClipping"]
 
 @dataclass(frozen=True)
 class SumNaNThroughClipping(ClippedSum):
-    """``Σ np.clip(x_i, l, u) + Lap(max(|l|,|u|)/ε)``, NaN records propagate. Output float64 ``(n,)``."""
+    """``Σ np.clip(x_i, l, u) + Lap(max(|l|,|u|)/ε)``, NaN records propagate. Output float64 ``(n,)``.
 
+    Noise steps: :meth:`ClippedSum.release` (one ``"sum"`` step, declared ℓ1 sensitivity ``max(|l|, |u|)``;
+    its value is NaN when a record is).
+    """
 
+    BUG_KIND: ClassVar[str] = "sensitivity"
 
     def bounded_records(self, records: np.ndarray) -> np.ndarray:
         """The bug: ``np.clip`` keeps NaN, so one NaN record makes the sum NaN."""

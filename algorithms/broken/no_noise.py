@@ -6,6 +6,9 @@ PrivBayes' noise scale collapsing to 0 (row #27).
 
 True ε = ∞: the output is the point mass at ``x``, so on any neighbour ``x' ≠ x`` the event
 ``{output = x}`` has probability 1 versus 0 (**∞ at ε = 0.1**).
+
+Replay: **other** -- there is no noise step at all (no ``release``: nothing to instrument), so a frozen-noise
+replay has nothing to compare and will NOT flag it (``BUG_KIND = "other"``).
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ class NoNoise:
 
     epsilon: float
     delta: ClassVar[float] = 0.0
+    BUG_KIND: ClassVar[str] = "other"
 
     def __post_init__(self) -> None:
         check_epsilon(self.epsilon)

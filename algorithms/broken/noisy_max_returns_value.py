@@ -20,29 +20,50 @@ True ε (derived here):
 
 The true ε therefore depends on ``m`` (the length of ``x``): :meth:`true_epsilon` takes it.
 Correct twin: :class:`algorithms.classic.noisy_max.ReportNoisyMax`.
+
+Replay: **other** -- the ``"noisy-answers"`` step protects the answer vector with the ℓ∞ sensitivity 1
+report-noisy-max is calibrated for (correct); the leak is that the maximal noisy *value* is released, which
+report-noisy-max's analysis does not cover, and a frozen-noise replay will NOT flag it
+(``BUG_KIND = "other"``).
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import ClassVar
 
 import numpy as np
 
 from algorithms.classic._validation import check_n, check_positive_int
-from algorithms.classic.noisy_max import ReportNoisyMax, as_query_answers, noisy_answers
+from algorithms.classic.noisy_max import ReportNoisyMax, answer_noise, as_query_answers
+from algorithms.noise import NoiseSource
 
 __all__ = ["NoisyMaxReturnsValue"]
 
 
 @dataclass(frozen=True)
 class NoisyMaxReturnsValue(ReportNoisyMax):
-    """Claims ε, releases ``max_i (x_i + noise_i)`` with noise of scale 2/ε. Output: float64 ``(n,)``."""
+    """Claims ε, releases ``max_i (x_i + noise_i)`` with noise of scale 2/ε. Output: float64 ``(n,)``.
+
+    Noise steps (:meth:`release`): one ``"noisy-answers"`` step adding the noise to the answer vector
+    (ℓ∞ sensitivity 1, ``scale = 2/ε``, ``kind`` ``"laplace"`` or ``"other"`` for exponential noise).
+    """
+
+    BUG_KIND: ClassVar[str] = "other"
 
     def __call__(self, x: np.ndarray, n: int, rng: np.random.Generator) -> np.ndarray:
+        return self.release(x, n, NoiseSource(rng))
+
+    def release(self, x: np.ndarray, n: int, noise: NoiseSource) -> np.ndarray:
+        """The sampler against an explicit noise source: one ``"noisy-answers"`` step, then the maximum."""
         answers = as_query_answers(x)
         n = check_n(n)
-        return np.max(noisy_answers(answers, self.noise, self.scale, n, rng), axis=1)  # BUG: the value
+        law, scale = self.noise, self.scale
+        noisy = noise.add("noisy-answers", answers, lambda rng: answer_noise(law, scale, (n, answers.shape[0]), rng),
+                          sensitivity=1.0, norm="linf", scale=scale,
+                          kind="laplace" if law == "laplace" else "other")
+        return np.max(noisy, axis=1)  # BUG: the value
 
     def pmf(self, x: np.ndarray) -> np.ndarray:
         """No pmf: the released maximum is continuous (the inherited index law would be wrong)."""

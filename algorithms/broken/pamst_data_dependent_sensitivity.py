@@ -10,11 +10,16 @@ flattens the distribution; one that narrows it makes the output nearly determini
 Control: :class:`algorithms.graph.pamst.PAMST`.
 True ε: up to ``|E|·ε`` (every logit lies within ``ε'|E|/2`` of the others, so each step is at most
 ``ε'|E|``-DP; the bound is approached on inputs whose range a neighbour can change by orders of magnitude).
+
+Replay: **sensitivity bug** -- the inherited ``"em[i]"`` steps declare the data-dependent Δu (and the scale
+derived from it), which differ between neighbours whose weight range differs; a frozen-noise replay flags the
+changed declaration (``BUG_KIND = "sensitivity"``).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import ClassVar
 
 from algorithms.graph.pamst import PAMST
 from algorithms.graph.weighted_graph import WeightedGraph
@@ -22,6 +27,10 @@ from algorithms.graph.weighted_graph import WeightedGraph
 
 @dataclass(frozen=True)
 class PAMSTDataDependentSensitivity(PAMST):
+    """PAMST with ``Δu = (max w − min w)/|E|``.  Noise steps: :meth:`PAMST.release`, declaring that Δu."""
+
+    BUG_KIND: ClassVar[str] = "sensitivity"
+
     def utility_sensitivity(self, graph: WeightedGraph) -> float:
         spread = float(graph.weights.max() - graph.weights.min())  # BUG: read off the private weights
         return max(spread, 1e-12) / graph.n_edges

@@ -6,12 +6,17 @@ private weights exactly.  Seed 002 Sec. 3.7 and seed 001 Algorithm 3 release tre
 separate noisy mechanism.  Control: :class:`algorithms.graph.pamst.PAMST`.
 Output: ``(n, 1 + |V|-1)`` float64: the tree code, then the true weights of its edges (ascending edge id).
 True ε: infinite (any change of a chosen weight changes the output with certainty).
+
+Replay: **other** -- :meth:`PAMSTReleasesWeights.release` runs PAMST's correctly declared steps; the leak is
+the true weights appended after them, outside any noise step, which a frozen-noise replay will NOT flag
+(``BUG_KIND = "other"``).
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import ClassVar
 
 import numpy as np
 
@@ -19,14 +24,25 @@ from algorithms.classic._validation import check_n
 from algorithms.graph.pamst import PAMST, as_graph, tree_codes
 from algorithms.graph.pamst_exact import pamst_log_pmf
 from algorithms.graph.weighted_graph import WeightedGraph
+from algorithms.noise import NoiseSource
 
 
 @dataclass(frozen=True)
 class PAMSTReleasesWeights(PAMST):
+    """PAMST whose output rows carry the chosen edges' true weights.  Noise steps: :meth:`PAMST.release_trees`."""
+
+    BUG_KIND: ClassVar[str] = "other"
+
     def __call__(self, x: WeightedGraph, n: int, rng: np.random.Generator) -> np.ndarray:
         graph = as_graph(x, "PAMST")
         trees = np.sort(self._trees(graph, check_n(n), rng, self.coefficient(graph)), axis=1)
         # BUG: the private weights of the chosen edges go out unchanged
+        return np.column_stack([tree_codes(trees).astype(np.float64), graph.weights[trees]])
+
+    def release(self, x: WeightedGraph, n: int, noise: NoiseSource) -> np.ndarray:
+        """PAMST's steps (:meth:`PAMST.release_trees`, correctly declared), then the same buggy output."""
+        graph = as_graph(x, "PAMST")
+        trees = np.sort(self.release_trees(graph, check_n(n), noise), axis=1)
         return np.column_stack([tree_codes(trees).astype(np.float64), graph.weights[trees]])
 
     def log_pmf(self, x: WeightedGraph) -> tuple[np.ndarray, np.ndarray]:

@@ -8,6 +8,10 @@ Wang et al. USENIX Security 2017 §4.1); the remaining mass ``1 − p`` is split
 True ε = ln(p/q) = **ε + ln(k − 1)** (local DP, attained by every pair of distinct inputs):
 0.1 + ln 2 ≈ 0.7931 at ε = 0.1, k = 3; 0.1 + ln 3 ≈ 1.1986 at k = 4.
 Correct twin: :class:`algorithms.classic.randomized_response.RandomizedResponse`.
+
+Replay: **calibration bug** (wrong keep probability); not instrumented (no ``release``: randomized response
+is neither additive noise nor a utility-scored selection, and its correct twin has no noise hooks), and a
+frozen-noise replay would NOT flag it anyway (``BUG_KIND = "calibration"``).
 """
 
 from __future__ import annotations
@@ -35,6 +39,7 @@ class RandomizedResponseBinaryFormula:
     epsilon: float
     k: int
     delta: ClassVar[float] = 0.0
+    BUG_KIND: ClassVar[str] = "calibration"
 
     def __post_init__(self) -> None:
         check_epsilon(self.epsilon)

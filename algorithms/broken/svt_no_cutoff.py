@@ -14,12 +14,17 @@ both are ≥ 1), so no shift of ρ can compensate and the output ``(⊥^m, ⊤^m
 ``≥ e^{mε/2}``, unbounded in ``m``. For a fixed list of k queries the loss is finite (at most
 ``ε1 + 2kε2 = ε/2 + kε``): ∞ at ε = 0.1 (DP-Sniper's lower bound at k = 10 is 0.27).
 Output: int8 codes ``(n, len(x))`` in {0, 1}.
+
+Replay: **calibration (composition) bug** -- the inherited ``"threshold"`` and ``"query[i]"`` steps declare
+the right Δ = 1; the missing cutoff lets the budget be spent on every ⊤, which a frozen-noise replay will NOT
+flag (``BUG_KIND = "calibration"``).
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import ClassVar
 
 from algorithms.classic.sparse_vector import SparseVectorBase
 
@@ -28,7 +33,12 @@ __all__ = ["SVTNoCutoff"]
 
 @dataclass(frozen=True)
 class SVTNoCutoff(SparseVectorBase):
-    """Lyu Alg. 6: ρ ~ Lap(2/ε), ν_i ~ Lap(2/ε), answers every query. Output int8 ``(n, k)``."""
+    """Lyu Alg. 6: ρ ~ Lap(2/ε), ν_i ~ Lap(2/ε), answers every query. Output int8 ``(n, k)``.
+
+    Noise steps: :meth:`SparseVectorBase.release` (``"threshold"``, ``"query[i]"``; Δ = 1).
+    """
+
+    BUG_KIND: ClassVar[str] = "calibration"
 
     @property
     def threshold_scale(self) -> float:

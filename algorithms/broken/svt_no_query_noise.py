@@ -9,12 +9,16 @@ True ε = **∞**, already with two queries: for ``T = 0``, ``x = (0, 1)`` and `
 output ``(⊥, ⊤)`` needs ``0 < ρ ≤ 1`` on ``x`` (probability > 0) but ``1 < ρ ≤ 0`` on ``x'``
 (impossible). ∞ at ε = 0.1 (StatDP's lower bound 14.3, DP-Sniper's 1.76).
 Output: int8 codes ``(n, len(x))`` in {0, 1} (no abort, so never −1).
+
+Replay: **other** -- the only noise step is the correctly declared ``"threshold"``; the queries are compared
+without noise, outside any step, so a frozen-noise replay will NOT flag it (``BUG_KIND = "other"``).
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import ClassVar
 
 from algorithms.classic.sparse_vector import SparseVectorBase
 
@@ -23,7 +27,12 @@ __all__ = ["SVTNoQueryNoise"]
 
 @dataclass(frozen=True)
 class SVTNoQueryNoise(SparseVectorBase):
-    """Lyu Alg. 5: ρ ~ Lap(2/ε), no query noise, no cutoff. Output int8 ``(n, k)``."""
+    """Lyu Alg. 5: ρ ~ Lap(2/ε), no query noise, no cutoff. Output int8 ``(n, k)``.
+
+    Noise steps: :meth:`SparseVectorBase.release` (``"threshold"`` only; Δ = 1).
+    """
+
+    BUG_KIND: ClassVar[str] = "other"
 
     @property
     def threshold_scale(self) -> float:

@@ -17,6 +17,10 @@ queries the loss is finite but grows linearly in k; the supremum over query list
 Output: float64 ``(n, 2k)``: columns ``0..k-1`` the codes (1.0 = ⊤, 0.0 = ⊥, −1.0 = not answered),
 columns ``k..2k-1`` the released noisy values (0.0 where the code is not ⊤).
 Correct twin: :class:`algorithms.classic.sparse_vector.SparseVector`.
+
+Replay: **other** -- the inherited ``"threshold"`` and ``"query[i]"`` steps declare the right Δ = 1; the
+leak is the release of the noisy value, which the SVT analysis does not cover, and a frozen-noise replay will
+NOT flag it (``BUG_KIND = "other"``).
 """
 
 from __future__ import annotations
@@ -32,10 +36,14 @@ __all__ = ["SVTOutputsValue"]
 
 @dataclass(frozen=True)
 class SVTOutputsValue(SparseVectorBase):
-    """Lyu Alg. 3: ρ ~ Lap(2/ε), ν_i ~ Lap(2c/ε), releases ``q_i + ν_i`` for ⊤. Output float64 (n, 2k)."""
+    """Lyu Alg. 3: ρ ~ Lap(2/ε), ν_i ~ Lap(2c/ε), releases ``q_i + ν_i`` for ⊤. Output float64 (n, 2k).
+
+    Noise steps: :meth:`SparseVectorBase.release` (``"threshold"``, ``"query[i]"``; Δ = 1).
+    """
 
     cutoff: int = 1
     output_values: ClassVar[bool] = True
+    BUG_KIND: ClassVar[str] = "other"
 
     @property
     def threshold_scale(self) -> float:

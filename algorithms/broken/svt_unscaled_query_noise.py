@@ -9,11 +9,16 @@ True ε = **(1 + 6c)ε/4** (Lyu et al. 2017, §4, analysis of Alg. 4: shifting �
 ε1 = ε/4; each of the c ⊤ answers then needs its ν_i shifted by 2Δ, costing 2ε2 = 3ε/2 each):
 **0.175 at ε = 0.1, c = 1** (StatDP's lower bound 0.172, DP-Sniper's 0.169).
 Output: int8 codes ``(n, len(x))`` as :class:`algorithms.classic.sparse_vector.SparseVector`.
+
+Replay: **calibration bug** -- the inherited ``"threshold"`` and ``"query[i]"`` steps declare the right
+Δ = 1; only the query-noise scale (missing the factor 2c) is too small, which a frozen-noise replay will NOT
+flag (``BUG_KIND = "calibration"``).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import ClassVar
 
 from algorithms.classic.sparse_vector import SparseVectorBase
 
@@ -22,9 +27,13 @@ __all__ = ["SVTUnscaledQueryNoise"]
 
 @dataclass(frozen=True)
 class SVTUnscaledQueryNoise(SparseVectorBase):
-    """Lyu Alg. 4: ρ ~ Lap(4/ε), ν_i ~ Lap(4/(3ε)), cutoff c. Output int8 ``(n, k)``."""
+    """Lyu Alg. 4: ρ ~ Lap(4/ε), ν_i ~ Lap(4/(3ε)), cutoff c. Output int8 ``(n, k)``.
+
+    Noise steps: :meth:`SparseVectorBase.release` (``"threshold"``, ``"query[i]"``; Δ = 1).
+    """
 
     cutoff: int = 1
+    BUG_KIND: ClassVar[str] = "calibration"
 
     @property
     def threshold_scale(self) -> float:

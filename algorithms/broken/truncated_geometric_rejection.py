@@ -24,6 +24,10 @@ about 2ε for small ε. **At ε = 0.1: 0.16102 for upper = 5, 0.18260 in the lar
 (0.1 for upper = 1, where conditioning happens to be harmless). Note: the limit is *not*
 ``ε + ln(1 + e^{−ε})`` (= 0.7444 at ε = 0.1): ``Z(1)/Z(0)`` tends to ``1 + α − α²``, not
 ``1 + α``, because ``Z(1) = α + (1 − α^U)/(1 − α)`` and ``Z(0) = (1 − α^{U+1})/(1 − α)``.
+
+Replay: **other** (conditioning the noise on the input-dependent range); not instrumented (no ``release``:
+the redraws make the noise law depend on the count, so it is not a data-independent additive step, and the
+correct clamped twin has no noise hooks); a frozen-noise replay would NOT flag it (``BUG_KIND = "other"``).
 """
 
 from __future__ import annotations
@@ -48,6 +52,7 @@ class TruncatedGeometricByRejection:
     epsilon: float
     upper: int
     delta: ClassVar[float] = 0.0
+    BUG_KIND: ClassVar[str] = "other"
 
     def __post_init__(self) -> None:
         check_epsilon(self.epsilon)

@@ -26,6 +26,7 @@ from typing import ClassVar
 import numpy as np
 
 from algorithms.classic._validation import as_dataset, check_epsilon, check_finite, check_n
+from algorithms.noise import NoiseSource
 
 __all__ = ["ClippedSum", "check_bounds", "sum_sensitivity", "clip_records"]
 
@@ -54,6 +55,11 @@ class ClippedSum:
     """``Σ clip(x_i, l, u) + Lap(max(|l|, |u|)/ε)``, NaN records counted as ``lower``.
 
     ``x`` is a 1-D dataset (possibly empty). Output: float64 of shape ``(n,)``.
+
+    Noise steps (:meth:`release`): one ``"sum"`` Laplace step protecting ``Σ bounded_records(x)`` with ℓ1
+    sensitivity ``max(|l|, |u|)`` (``scale=max(|l|, |u|)/ε``).  Twins that override
+    :meth:`bounded_records` inherit :meth:`release`: the value is then what *they* sum, the declared
+    sensitivity still ``max(|l|, |u|)``.
     """
 
     epsilon: float
@@ -75,10 +81,18 @@ class ClippedSum:
         return clip_records(records, float(self.lower), float(self.upper))
 
     def __call__(self, x: np.ndarray, n: int, rng: np.random.Generator) -> np.ndarray:
+        return self.release(x, n, NoiseSource(rng))
+
+    def release(self, x: np.ndarray, n: int, noise: NoiseSource) -> np.ndarray:
+        """The sampler written against an explicit noise source: one ``"sum"`` Laplace step protecting the
+        sum of :meth:`bounded_records` with ℓ1 sensitivity ``max(|l|, |u|)``."""
         records = as_dataset(x)
         n = check_n(n)
         total = float(np.sum(self.bounded_records(records)))
-        return total + rng.laplace(0.0, self.scale, size=n)
+        scale = self.scale
+        return noise.add("sum", total, lambda rng: rng.laplace(0.0, scale, size=n),
+                         sensitivity=sum_sensitivity(self.lower, self.upper), norm="l1", scale=scale,
+                         kind="laplace")
 
     def true_epsilon(self) -> float:
         """Exact ε under add/remove-one neighbours: the claimed ε."""

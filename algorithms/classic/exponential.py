@@ -25,6 +25,7 @@ import numpy as np
 from scipy.special import softmax
 
 from algorithms.classic._validation import as_finite_vector, check_epsilon, check_n, check_positive
+from algorithms.noise import NoiseSource
 
 __all__ = ["ExponentialMechanism", "exponential_mechanism_pmf", "gumbel_argmax", "as_utilities"]
 
@@ -52,6 +53,9 @@ class ExponentialMechanism:
     """Select index ``r`` with probability ∝ ``exp(ε u_r / (2Δu))``; ``x`` is the utility vector.
 
     Output: int64 of shape ``(n,)``.
+
+    Noise steps (:meth:`release`): one ``"em"`` selection over the utility vector ``x`` (shared by all
+    runs) with ℓ∞ sensitivity Δu and ``scale = ε/(2Δu)`` (the coefficient of the utilities in the logits).
     """
 
     epsilon: float
@@ -62,11 +66,22 @@ class ExponentialMechanism:
         check_epsilon(self.epsilon)
         check_positive("sensitivity", self.sensitivity)
 
+    @property
+    def coefficient(self) -> float:
+        """``ε/(2Δu)``: the logits are ``coefficient · u``."""
+        return float(self.epsilon) / (2.0 * float(self.sensitivity))
+
     def __call__(self, x: np.ndarray, n: int, rng: np.random.Generator) -> np.ndarray:
+        return self.release(x, n, NoiseSource(rng))
+
+    def release(self, x: np.ndarray, n: int, noise: NoiseSource) -> np.ndarray:
+        """The sampler written against an explicit noise source: one ``"em"`` selection protecting the
+        utilities with ℓ∞ sensitivity Δu, ``scale = ε/(2Δu)``."""
         utilities = as_utilities(x)
         n = check_n(n)
         logits = float(self.epsilon) * utilities / (2.0 * float(self.sensitivity))
-        return gumbel_argmax(logits, n, rng)
+        return noise.select("em", utilities, lambda rng: gumbel_argmax(logits, n, rng),
+                            sensitivity=float(self.sensitivity), norm="linf", scale=self.coefficient)
 
     def pmf(self, x: np.ndarray) -> np.ndarray:
         """Exact selection pmf on utility vector ``x``."""

@@ -41,6 +41,7 @@ from algorithms.classic._validation import (
     check_n,
     check_positive,
 )
+from algorithms.noise import NoiseSource
 
 __all__ = ["Gaussian", "gaussian_delta", "classic_gaussian_sigma", "analytic_gaussian_sigma"]
 
@@ -96,6 +97,9 @@ class Gaussian:
 
     ``calibration``: ``"analytic"`` (Balle–Wang, any ε > 0) or ``"classic"`` (Dwork–Roth, ε < 1).
     Output: float64 of shape ``(n,)`` or ``(n, k)``.
+
+    Noise steps (:meth:`release`, :mod:`algorithms.noise`): one ``"gaussian"`` step protecting ``x`` with
+    ℓ2 sensitivity Δ (``norm="l2"``, ``scale=σ``).
     """
 
     epsilon: float
@@ -122,9 +126,16 @@ class Gaussian:
         object.__setattr__(self, "sigma", sigma)
 
     def __call__(self, x: float | np.ndarray, n: int, rng: np.random.Generator) -> np.ndarray:
+        return self.release(x, n, NoiseSource(rng))
+
+    def release(self, x: float | np.ndarray, n: int, noise: NoiseSource) -> np.ndarray:
+        """The sampler written against an explicit noise source: one ``"gaussian"`` step protecting ``x``
+        with ℓ2 sensitivity Δ."""
         values = as_float_input(x)
         n = check_n(n)
-        return values + rng.normal(0.0, self.sigma, size=(n,) + values.shape)
+        sigma = self.sigma
+        return noise.add("gaussian", values, lambda rng: rng.normal(0.0, sigma, size=(n,) + values.shape),
+                         sensitivity=self.sensitivity, norm="l2", scale=sigma, kind="gaussian")
 
     def true_delta(self, epsilon: float) -> float:
         """Exact hockey-stick δ(ε) between outputs on inputs at ℓ2 distance Δ (any ε ≥ 0)."""

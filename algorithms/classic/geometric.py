@@ -22,6 +22,7 @@ from typing import ClassVar
 import numpy as np
 
 from algorithms.classic._validation import as_int_input, check_epsilon, check_n, check_positive_int
+from algorithms.noise import NoiseSource
 
 __all__ = ["Geometric", "sample_two_sided_geometric", "two_sided_geometric_pmf"]
 
@@ -49,6 +50,9 @@ class Geometric:
     """``x + Z``, ``Z`` two-sided geometric with ``α = exp(-ε/Δ)``; integer ``x`` (scalar or 1-D).
 
     Output: int64 of shape ``(n,)`` or ``(n, k)``.
+
+    Noise steps (:meth:`release`): one ``"geometric"`` step protecting ``x`` with ℓ1 sensitivity Δ
+    (``kind="geometric"``, ``scale=α``).
     """
 
     epsilon: float
@@ -65,9 +69,17 @@ class Geometric:
         return math.exp(-float(self.epsilon) / int(self.sensitivity))
 
     def __call__(self, x: int | np.ndarray, n: int, rng: np.random.Generator) -> np.ndarray:
+        return self.release(x, n, NoiseSource(rng))
+
+    def release(self, x: int | np.ndarray, n: int, noise: NoiseSource) -> np.ndarray:
+        """The sampler written against an explicit noise source: one ``"geometric"`` step protecting the
+        integer ``x`` with ℓ1 sensitivity Δ (the sensitivity ``α = exp(-ε/Δ)`` is calibrated for)."""
         values = as_int_input(x)
         n = check_n(n)
-        return values + sample_two_sided_geometric(self.alpha, (n,) + values.shape, rng)
+        alpha = self.alpha
+        return noise.add("geometric", values,
+                         lambda rng: sample_two_sided_geometric(alpha, (n,) + values.shape, rng),
+                         sensitivity=int(self.sensitivity), norm="l1", scale=alpha, kind="geometric")
 
     def true_epsilon(self) -> float:
         """Exact ε for integer queries differing by at most Δ: the claimed ε (tight)."""

@@ -17,6 +17,7 @@ from typing import ClassVar
 import numpy as np
 
 from algorithms.classic._validation import as_finite_vector, check_epsilon, check_n
+from algorithms.noise import NoiseSource
 
 __all__ = ["Histogram", "as_counts"]
 
@@ -28,7 +29,11 @@ def as_counts(x: object) -> np.ndarray:
 
 @dataclass(frozen=True)
 class Histogram:
-    """``x + Lap(1/ε)`` per bin. Output: float64 of shape ``(n, k)``."""
+    """``x + Lap(1/ε)`` per bin. Output: float64 of shape ``(n, k)``.
+
+    Noise steps (:meth:`release`): one ``"histogram"`` step protecting the count vector with ℓ1
+    sensitivity 1 (``scale=1/ε``).
+    """
 
     epsilon: float
     delta: ClassVar[float] = 0.0
@@ -42,9 +47,16 @@ class Histogram:
         return 1.0 / float(self.epsilon)
 
     def __call__(self, x: np.ndarray, n: int, rng: np.random.Generator) -> np.ndarray:
+        return self.release(x, n, NoiseSource(rng))
+
+    def release(self, x: np.ndarray, n: int, noise: NoiseSource) -> np.ndarray:
+        """The sampler written against an explicit noise source: one ``"histogram"`` Laplace step
+        protecting the counts with ℓ1 sensitivity 1."""
         counts = as_counts(x)
         n = check_n(n)
-        return counts + rng.laplace(0.0, self.scale, size=(n, counts.shape[0]))
+        scale = self.scale
+        return noise.add("histogram", counts, lambda rng: rng.laplace(0.0, scale, size=(n, counts.shape[0])),
+                         sensitivity=1.0, norm="l1", scale=scale, kind="laplace")
 
     def true_epsilon(self) -> float:
         """Exact ε for ℓ1 distance-1 count vectors: the claimed ε."""

@@ -31,10 +31,12 @@ import numpy as np
 from scipy import integrate, stats
 
 from algorithms.classic._validation import as_finite_vector, check_choice, check_epsilon, check_n
+from algorithms.noise import NoiseSource
 
 __all__ = [
     "ReportNoisyMax",
     "noisy_answers",
+    "answer_noise",
     "report_noisy_max_pmf",
     "permute_and_flip_pmf",
     "as_query_answers",
@@ -49,14 +51,18 @@ def as_query_answers(x: object) -> np.ndarray:
     return as_finite_vector(x, "query answers")
 
 
+def answer_noise(noise: str, scale: float, shape: tuple[int, ...], rng: np.random.Generator) -> np.ndarray:
+    """The noise of :func:`noisy_answers` alone: ``Lap(scale)`` or ``Exp(scale)`` entries of ``shape``."""
+    if noise == "laplace":
+        return rng.laplace(0.0, scale, size=shape)
+    return rng.exponential(scale, size=shape)
+
+
 def noisy_answers(
     answers: np.ndarray, noise: str, scale: float, n: int, rng: np.random.Generator
 ) -> np.ndarray:
     """``(n, m)`` noisy answers: ``answers + Lap(scale)`` or ``answers + Exp(scale)`` entrywise."""
-    shape = (n, answers.shape[0])
-    if noise == "laplace":
-        return answers + rng.laplace(0.0, scale, size=shape)
-    return answers + rng.exponential(scale, size=shape)
+    return answers + answer_noise(noise, scale, (n, answers.shape[0]), rng)
 
 
 def _noise_law(noise: str, scale: float) -> stats.rv_continuous:
@@ -197,6 +203,10 @@ class ReportNoisyMax:
     """Index of the largest of ``x_i + noise_i`` with Laplace(2/ε) or Exponential(2/ε) noise.
 
     Output: int64 of shape ``(n,)``.
+
+    Noise steps (:meth:`release`): one ``"noisy-max"`` selection whose utilities are the answers ``x``
+    (shared by all runs), ℓ∞ sensitivity 1 (every answer may move by 1) and ``scale = 2/ε`` (the scale
+    of the noise on each answer); the draw is the argmax of the noisy answers.
     """
 
     epsilon: float
@@ -213,10 +223,19 @@ class ReportNoisyMax:
         return 2.0 / float(self.epsilon)
 
     def __call__(self, x: np.ndarray, n: int, rng: np.random.Generator) -> np.ndarray:
+        return self.release(x, n, NoiseSource(rng))
+
+    def release(self, x: np.ndarray, n: int, noise: NoiseSource) -> np.ndarray:
+        """The sampler written against an explicit noise source: one ``"noisy-max"`` selection protecting
+        the answer vector with ℓ∞ sensitivity 1."""
         answers = as_query_answers(x)
         n = check_n(n)
-        noisy = noisy_answers(answers, self.noise, self.scale, n, rng)
-        return np.argmax(noisy, axis=1).astype(np.int64)
+        law, scale = self.noise, self.scale
+
+        def draw(rng: np.random.Generator) -> np.ndarray:
+            return np.argmax(noisy_answers(answers, law, scale, n, rng), axis=1).astype(np.int64)
+
+        return noise.select("noisy-max", answers, draw, sensitivity=1.0, norm="linf", scale=scale)
 
     def pmf(self, x: np.ndarray) -> np.ndarray:
         """Selection pmf on answers ``x`` (see :func:`report_noisy_max_pmf`: closed form for

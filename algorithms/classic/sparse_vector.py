@@ -25,17 +25,21 @@ the cutoff and whether the noisy value is released.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import numpy as np
 
 from algorithms.classic._validation import as_finite_vector, check_epsilon, check_finite, check_n, check_positive_int
+from algorithms.noise import NoiseSource
 
-__all__ = ["SparseVector", "SparseVectorBase", "run_sparse_vector", "as_queries", "ABOVE", "BELOW", "NOT_ANSWERED"]
+__all__ = ["SparseVector", "SparseVectorBase", "run_sparse_vector", "as_queries", "ABOVE", "BELOW", "NOT_ANSWERED",
+           "QUERY_SENSITIVITY"]
 
 ABOVE: int = 1
 BELOW: int = 0
 NOT_ANSWERED: int = -1
+#: Δ of every SVT variant here (Lyu et al. 2017 with Δ = 1): the sensitivity each noise step is calibrated for.
+QUERY_SENSITIVITY: float = 1.0
 
 
 def as_queries(x: object) -> np.ndarray:
@@ -46,7 +50,7 @@ def as_queries(x: object) -> np.ndarray:
 def run_sparse_vector(
     queries: np.ndarray,
     n: int,
-    rng: np.random.Generator,
+    rng: Any,
     *,
     threshold: float,
     threshold_scale: float,
@@ -58,6 +62,11 @@ def run_sparse_vector(
 
     Parameters
     ----------
+    rng:
+        A generator, or an explicit noise source (anything with the :mod:`algorithms.noise` protocol).  The noise goes through
+        ``"threshold"`` (``T + ρ``) and ``"query[i]"`` (``q_i + ν_i``, only when there is query noise)
+        Laplace steps, each declaring ℓ1 sensitivity Δ = :data:`QUERY_SENSITIVITY` (one scalar per run);
+        a generator is wrapped in a plain :class:`~algorithms.noise.NoiseSource` (same draws).
     threshold_scale:
         Laplace scale of the threshold noise ρ (drawn once per copy, before the queries).
     query_scale:
@@ -72,8 +81,10 @@ def run_sparse_vector(
     int8 codes ``(n, k)`` (1 = ⊤, 0 = ⊥, −1 = not answered); with ``output_values`` a float64
     ``(n, 2k)`` array: the codes as floats, then the released values (0.0 where the code is not ⊤).
     """
+    noise = NoiseSource(rng) if isinstance(rng, np.random.Generator) else rng  # duck-typed noise source
     k = queries.shape[0]
-    noisy_threshold = threshold + rng.laplace(0.0, threshold_scale, size=n)
+    noisy_threshold = noise.add("threshold", threshold, lambda g: g.laplace(0.0, threshold_scale, size=n),
+                                sensitivity=QUERY_SENSITIVITY, norm="l1", scale=threshold_scale, kind="laplace")
     codes = np.full((n, k), NOT_ANSWERED, dtype=np.int8)
     values = np.zeros((n, k), dtype=np.float64) if output_values else None
     count = np.zeros(n, dtype=np.int64)
@@ -84,7 +95,8 @@ def run_sparse_vector(
         if query_scale is None:
             noisy_query = np.full(n, queries[i])
         else:
-            noisy_query = queries[i] + rng.laplace(0.0, query_scale, size=n)
+            noisy_query = noise.add(f"query[{i}]", queries[i], lambda g: g.laplace(0.0, query_scale, size=n),
+                                    sensitivity=QUERY_SENSITIVITY, norm="l1", scale=query_scale, kind="laplace")
         above = noisy_query >= noisy_threshold
         codes[:, i] = np.where(active, above.astype(np.int8), np.int8(NOT_ANSWERED))
         if values is not None:
@@ -103,6 +115,11 @@ class SparseVectorBase:
     A variant sets ``threshold_scale`` and ``query_scale`` (``None``: no query noise), may add a
     ``cutoff`` field (none: every query is answered) and sets ``output_values`` to release the noisy
     value of each ⊤.
+
+    Noise steps (:meth:`release`): ``"threshold"`` (the public ``T``, Laplace ``threshold_scale``) and, when
+    the variant has query noise, one ``"query[i]"`` step per query asked (``q_i``, Laplace ``query_scale``),
+    all declaring ℓ1 sensitivity Δ = 1 on one scalar per run.  A replay feeds ``D``'s noisy threshold and
+    noisy answers to ``D'``, so both follow the same ⊤/⊥ path.
     """
 
     epsilon: float
@@ -130,10 +147,14 @@ class SparseVectorBase:
         raise NotImplementedError
 
     def __call__(self, x: np.ndarray, n: int, rng: np.random.Generator) -> np.ndarray:
+        return self.release(x, n, NoiseSource(rng))
+
+    def release(self, x: np.ndarray, n: int, noise: NoiseSource) -> np.ndarray:
+        """The sampler written against an explicit noise source (steps: see the class docstring)."""
         return run_sparse_vector(
             as_queries(x),
             check_n(n),
-            rng,
+            noise,
             threshold=float(self.threshold),
             threshold_scale=self.threshold_scale,
             query_scale=self.query_scale,

@@ -68,6 +68,7 @@ from algorithms.dpm.score import (
     score_sensitivity,
     split_candidates,
 )
+from algorithms.noise import NoiseSource
 
 __all__ = ["DPMSplitEM", "as_points"]
 
@@ -118,6 +119,10 @@ class DPMSplitEM:
     ``bounds`` the public range ``[a, b]`` of every dimension; ``beta`` the interval size;
     ``exponent="printed"`` reproduces Definition 4 literally (no factor 2: a broken twin,
     true ε up to ``2ε``).  ``beta`` comes third because it has no default (Alg. 2 estimates it).
+
+    Noise steps (:meth:`release`): one ``"split-em"`` selection over the scores ``f(S, ñ, s)`` of all
+    candidates (shared by all runs), ℓ∞ sensitivity ``Δ_f`` and ``scale = ε/(2Δ_f)`` ("two") or ``ε/Δ_f``
+    ("printed"): the coefficient of the scores in the logits.
     """
 
     epsilon: float
@@ -186,9 +191,23 @@ class DPMSplitEM:
         """Exact output law: ``(np.arange(|W|), log_p)`` with ``log_p = log_softmax(logits)``."""
         return np.arange(self.n_candidates, dtype=np.int64), log_softmax(self.logits(x)).astype(np.float64)
 
+    def coefficient(self) -> float:
+        """The coefficient of the scores in the logits: ``ε/(2Δ_f)`` ("two") or ``ε/Δ_f`` ("printed")."""
+        k = 2.0 if self.exponent == "two" else 1.0
+        return float(self.epsilon) / (k * self.sensitivity())
+
     def __call__(self, x: object, n: int, rng: np.random.Generator) -> np.ndarray:
+        return self.release(x, n, NoiseSource(rng))
+
+    def release(self, x: object, n: int, noise: NoiseSource) -> np.ndarray:
+        """The sampler written against an explicit noise source: one ``"split-em"`` selection protecting
+        the candidates' scores with ℓ∞ sensitivity ``Δ_f``."""
         n = check_n(n)
-        return gumbel_argmax(self.logits(x), n, rng)
+        scores = self.scores(x)
+        k = 2.0 if self.exponent == "two" else 1.0
+        logits = float(self.epsilon) * scores / (k * self.sensitivity())
+        return noise.select("split-em", scores, lambda rng: gumbel_argmax(logits, n, rng),
+                            sensitivity=self.sensitivity(), norm="linf", scale=self.coefficient())
 
     # -- privacy ------------------------------------------------------------------------------------
     def generic_epsilon_bound(self) -> float:

@@ -32,6 +32,7 @@ from algorithms.graph.mst import mst_edges
 from algorithms.graph.neighbourhood import as_neighbourhood
 from algorithms.graph.pamst import MAX_CODE_EDGES, as_graph, tree_codes
 from algorithms.graph.weighted_graph import WeightedGraph
+from algorithms.noise import NoiseSource
 
 __all__ = ["LaplaceMST", "batched_mst", "graph_laplace"]
 
@@ -71,6 +72,10 @@ class LaplaceMST:
 
     ``neighbours``/``mu``: the declared neighbourhood (default ℓ1 radius 1, Sealfon's); the Laplace scale
     is its ℓ1 sensitivity over all edges divided by ``epsilon``.
+
+    Noise steps (:meth:`release`): one ``"weights"`` Laplace step protecting the weight vector (one
+    ``(|E|,)`` row per run) with the ℓ1 sensitivity :meth:`l1_sensitivity` the scale is derived from
+    (``r`` for ℓ1 radius ``r``, ``|E|·mu`` for ℓ∞ radius ``mu``); the tree is post-processing.
     """
 
     epsilon: float
@@ -85,9 +90,14 @@ class LaplaceMST:
         if not isinstance(self.release_weights, bool):
             raise ValueError(f"release_weights must be True or False, got {self.release_weights!r}")
 
+    def l1_sensitivity(self, graph: WeightedGraph) -> float:
+        """The ℓ1 sensitivity the noise is calibrated for: the ℓ1 change of all ``|E|`` weights under the
+        neighbourhood."""
+        return as_neighbourhood(self.neighbours, self.mu).l1_change(graph.n_edges)
+
     def scale(self, graph: WeightedGraph) -> float:
-        """Laplace scale: the ℓ1 change of all ``|E|`` weights under the neighbourhood, over ε."""
-        return as_neighbourhood(self.neighbours, self.mu).l1_change(graph.n_edges) / float(self.epsilon)
+        """Laplace scale: :meth:`l1_sensitivity` over ε."""
+        return self.l1_sensitivity(graph) / float(self.epsilon)
 
     def true_epsilon(self, graph: WeightedGraph | None = None) -> float:
         return float(self.epsilon)
@@ -97,9 +107,17 @@ class LaplaceMST:
         return noisy
 
     def __call__(self, x: WeightedGraph, n: int, rng: np.random.Generator) -> np.ndarray:
+        return self.release(x, n, NoiseSource(rng))
+
+    def release(self, x: WeightedGraph, n: int, noise: NoiseSource) -> np.ndarray:
+        """The sampler written against an explicit noise source: one ``"weights"`` Laplace step protecting
+        the weight vector with ℓ1 sensitivity :meth:`l1_sensitivity`; the rest is post-processing."""
         graph = as_graph(x, type(self).__name__)
         n = check_n(n)
-        noisy = graph_laplace(graph, self.scale(graph), n, rng)
+        scale = self.scale(graph)
+        noisy = noise.add("weights", graph.weights,
+                          lambda rng: rng.laplace(0.0, scale, size=(n, graph.n_edges)),
+                          sensitivity=self.l1_sensitivity(graph), norm="l1", scale=scale, kind="laplace")
         trees = batched_mst(graph, self._tree_weights(graph, noisy))
         topo = tree_codes(trees) if graph.n_edges <= MAX_CODE_EDGES else trees
         if not self.release_weights:

@@ -38,6 +38,16 @@ Samplers (all exact; they agree in distribution, ``tests/test_pamst.py``)
   and computed from the ``(runs, edges)`` cut mask otherwise.
 * :func:`pamst_pmf` / :meth:`PAMST.log_pmf` -- the exact output law on small graphs, from
   :mod:`algorithms.graph.pamst_exact` (spanning-tree enumeration + dynamic programme over vertex subsets).
+* :meth:`PAMST.release` -- Algorithm 2 step by step for all runs at once against an explicit noise source
+  (:mod:`algorithms.noise`), for frozen-noise replay.  Steps: ``"start"`` (only with a random start: a
+  uniform vertex, utilities all 0 and declared sensitivity ∞ -- data-independent, it protects nothing), then
+  ``"em[i]"`` for ``i = 0..|V|-2``: a selection over the ``(n, |E|)`` utility table ``u = -|w(r) - min_R w|``
+  of Algorithm 2 (``-inf`` for edges outside the cut ``R_S`` of each run), ℓ∞ sensitivity Δu
+  (:meth:`PAMST.utility_sensitivity`) and ``scale = c``.  Same law as the other samplers, its own random
+  stream (one uniform per run and step, inverse CDF).  Note: the exponential mechanism is invariant under a
+  common shift of one run's utilities, and Δu = a bounds the change of ``u`` *up to such a shift* (half the
+  range of ``u' - u``, the quantity the privacy loss depends on); the literal ``u`` can move by ``2a`` in ℓ∞
+  when ``w(r)`` and ``min_R w`` move in opposite directions.
 
 Output of the mechanism: the tree's edge set, as an int64 code ``sum_{e in T} 2**e`` per run (shape
 ``(n,)``) when the graph has at most 62 edges, else the sorted edge ids (shape ``(n, |V|-1)``).
@@ -45,6 +55,7 @@ Output of the mechanism: the tree's edge set, as an int64 code ``sum_{e in T} 2*
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -54,6 +65,7 @@ from algorithms.classic._validation import check_choice, check_epsilon, check_n,
 from algorithms.graph.neighbourhood import as_neighbourhood
 from algorithms.graph.pamst_exact import pamst_log_pmf
 from algorithms.graph.weighted_graph import GraphError, WeightedGraph
+from algorithms.noise import NoiseSource
 
 __all__ = [
     "PAMST",
@@ -260,6 +272,12 @@ class PAMST:
         runs).
     output : ``"code"`` (int64 bitmask per run, <= 62 edges), ``"edges"`` (sorted edge ids per run) or
         ``"auto"``.
+
+    Noise steps (:meth:`release`; it ignores ``sampler``): ``"start"`` (random start only: declared
+    sensitivity ∞, utilities 0) and ``|V|-1`` selections ``"em[i]"`` over ``u = -|w(r) - min_R w|`` (``-inf``
+    off the cut), ℓ∞ sensitivity :meth:`utility_sensitivity` (Δu), ``scale`` :meth:`coefficient`.  Twins that
+    override the calibration hooks (:meth:`utility_sensitivity`, :meth:`step_epsilon`, :meth:`coefficient`)
+    inherit it and declare what they compute.
     """
 
     epsilon: float
@@ -338,6 +356,48 @@ class PAMST:
     def __call__(self, x: WeightedGraph, n: int, rng: np.random.Generator) -> np.ndarray:
         graph = as_graph(x, "PAMST")
         return self.encode(graph, self._trees(graph, check_n(n), rng, self.coefficient(graph)))
+
+    def release(self, x: WeightedGraph, n: int, noise: NoiseSource) -> np.ndarray:
+        """Algorithm 2 for ``n`` runs at once against an explicit noise source (steps: class docstring).
+
+        Same output law and encoding as :meth:`__call__` (whose batched/table samplers keep their own,
+        faster random stream)."""
+        graph = as_graph(x, "PAMST")
+        return self.encode(graph, self.release_trees(graph, check_n(n), noise))
+
+    def release_trees(self, graph: WeightedGraph, n: int, noise: NoiseSource) -> np.ndarray:
+        """``(n, |V|-1)`` edge ids in selection order, every randomised step through ``noise``."""
+        n_nodes = graph.n_nodes
+        if self.start is not None and self.start >= n_nodes:
+            raise GraphError(f"start vertex {self.start} is not a node of a graph with {n_nodes} nodes.")
+        if self.start is None:
+            starts = np.asarray(noise.select("start", np.zeros(n_nodes), lambda rng: rng.integers(n_nodes, size=n),
+                                             sensitivity=math.inf, norm="linf"), dtype=np.int64)
+        else:
+            starts = np.full(n, self.start, dtype=np.int64)
+        c = self.coefficient(graph)
+        du = self.utility_sensitivity(graph)
+        eu, ev = graph.edges[:, 0], graph.edges[:, 1]
+        rows = np.arange(n)
+        out = np.empty((n, n_nodes - 1), dtype=np.int64)
+        in_s = np.zeros((n, n_nodes), dtype=bool)
+        in_s[rows, starts] = True
+        for i in range(n_nodes - 1):
+            cut = in_s[:, eu] != in_s[:, ev]                       # R_S of every run
+            w = np.where(cut, graph.weights, np.inf)
+            utilities = np.where(cut, -np.abs(w - w.min(axis=1, keepdims=True)), -np.inf)
+
+            def draw(rng: np.random.Generator, utilities: np.ndarray = utilities) -> np.ndarray:
+                cum = np.cumsum(np.exp(c * utilities), axis=1)    # max logit is 0: cum[:, -1] >= 1
+                u = rng.random(n) * cum[:, -1]
+                return np.count_nonzero(cum <= u[:, None], axis=1)
+
+            e = np.asarray(noise.select(f"em[{i}]", utilities, draw, sensitivity=du, norm="linf", scale=c),
+                           dtype=np.int64)
+            out[:, i] = e
+            in_s[rows, eu[e]] = True
+            in_s[rows, ev[e]] = True
+        return out
 
     def pmf(self, x: WeightedGraph) -> dict[Any, float]:
         """Exact output pmf on a small graph: output (bitmask code, or tuple for row outputs) -> probability."""

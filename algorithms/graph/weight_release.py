@@ -18,6 +18,12 @@ change of those ``k`` weights between neighbours -- ``k·mu`` under seed 001's �
   (a scale that *shrinks* as the budget shrinks), ε-DP only when ``k·mu·p <= ε²``.
 
 Output: ``(n, |E|)`` released weights, edge order of the input graph.
+
+Noise steps (:meth:`WeightRelease.release`, :mod:`algorithms.noise`): one ``"weights"`` Laplace step
+protecting the weight vector (one ``(|E|,)`` row per run) in ℓ1, declaring the sensitivity the scale ``s``
+is calibrated for, ``s·ε`` (:func:`weight_release_sensitivity`): ``Δ1`` (``"l1"``), ``mu`` (``"per-edge"``:
+the sensitivity of one coordinate, so a replay on ℓ∞ neighbours flags it) or ``ε²/p`` (``"theorem-11"``:
+the value the printed scale ``ε/p`` implicitly assumes).
 """
 
 from __future__ import annotations
@@ -31,8 +37,9 @@ import numpy as np
 from algorithms.classic._validation import check_choice, check_epsilon, check_n
 from algorithms.graph.neighbourhood import as_neighbourhood
 from algorithms.graph.weighted_graph import GraphError, WeightedGraph
+from algorithms.noise import NoiseSource
 
-__all__ = ["WeightRelease", "weight_release_scale", "CALIBRATIONS"]
+__all__ = ["WeightRelease", "weight_release_scale", "weight_release_sensitivity", "CALIBRATIONS"]
 
 CALIBRATIONS: tuple[str, ...] = ("l1", "per-edge", "theorem-11")
 
@@ -44,6 +51,16 @@ def weight_release_scale(calibration: str, epsilon: float, n_edges: int, neighbo
     if calibration == "per-edge":
         return neighbourhood.max_edge_change(n_edges) / epsilon
     return epsilon / p
+
+
+def weight_release_sensitivity(calibration: str, epsilon: float, n_edges: int, neighbourhood: Any,
+                               p: float) -> float:
+    """The ℓ1 sensitivity the scale of :func:`weight_release_scale` is calibrated for (``scale·ε``)."""
+    if calibration == "l1":
+        return neighbourhood.l1_change(n_edges)
+    if calibration == "per-edge":
+        return neighbourhood.max_edge_change(n_edges)
+    return epsilon * epsilon / p
 
 
 def _check_normalisation(tau: float, p: float) -> None:
@@ -80,11 +97,25 @@ class WeightRelease:
         return weight_release_scale(self.calibration, float(self.epsilon), graph.n_edges,
                                     as_neighbourhood(self.neighbours, self.mu), float(self.p))
 
+    def noise_sensitivity(self, graph: WeightedGraph) -> float:
+        """The ℓ1 sensitivity the scale is calibrated for (:func:`weight_release_sensitivity`)."""
+        return weight_release_sensitivity(self.calibration, float(self.epsilon), graph.n_edges,
+                                          as_neighbourhood(self.neighbours, self.mu), float(self.p))
+
     def true_epsilon(self, graph: WeightedGraph) -> float:
         """Exact privacy loss of the release: ``Δ1/s`` (Laplace mechanism + post-processing)."""
         return as_neighbourhood(self.neighbours, self.mu).l1_change(graph.n_edges) / self.scale(graph)
 
     def __call__(self, x: WeightedGraph, n: int, rng: np.random.Generator) -> np.ndarray:
+        return self.release(x, n, NoiseSource(rng))
+
+    def release(self, x: WeightedGraph, n: int, noise: NoiseSource) -> np.ndarray:
+        """Def. 3.12 against an explicit noise source: one ``"weights"`` Laplace step protecting the weight
+        vector with ℓ1 sensitivity :meth:`noise_sensitivity`; ``(· + tau)/p`` is post-processing."""
         if not isinstance(x, WeightedGraph):
             raise GraphError(f"WeightRelease takes a WeightedGraph, got {type(x).__name__}.")
-        return release(x.weights, self.scale(x), float(self.tau), float(self.p), check_n(n), rng)
+        n = check_n(n)
+        scale = self.scale(x)
+        noisy = noise.add("weights", x.weights, lambda rng: rng.laplace(0.0, scale, size=(n, x.weights.shape[0])),
+                          sensitivity=self.noise_sensitivity(x), norm="l1", scale=scale, kind="laplace")
+        return (noisy + float(self.tau)) / float(self.p)

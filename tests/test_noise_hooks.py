@@ -1,0 +1,411 @@
+"""The explicit noise-source hooks (``release(x, n, noise)``, :mod:`algorithms.noise`) of the instrumented
+mechanisms: same draws as ``__call__``, the declared steps, the broken catalogue's ``BUG_KIND``, and PAMST's
+step-by-step ``release`` against its exact law.
+
+Fixed seeds throughout; the one statistical test (PAMST's chi-square) states its level.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import inspect
+import math
+import pkgutil
+
+import numpy as np
+import pytest
+from scipy import stats
+
+import algorithms.broken
+from algorithms.broken import (
+    BudgetSpentTwice,
+    ExponentialMechanismNoHalf,
+    FloatingPointLaplace,
+    GaussianClassicLargeEpsilon,
+    GeometricIgnoresSensitivity,
+    HistogramScaleEpsilon,
+    LaplaceHalfNoise,
+    LaplaceMSTL1ScaleForLInf,
+    LaplaceMSTTrueWeights,
+    MeanDataDependentScale,
+    NoisyMaxReturnsValue,
+    PAMSTDataDependentSensitivity,
+    PAMSTFullBudgetEachStep,
+    PAMSTNoHalf,
+    PAMSTReleasesWeights,
+    SumMissingClipping,
+    SumNaNThroughClipping,
+    SVTNoCutoff,
+    SVTNoQueryNoise,
+    SVTOutputsValue,
+    SVTUnscaledQueryNoise,
+)
+from algorithms.classic.clipped_sum import ClippedSum
+from algorithms.classic.exponential import ExponentialMechanism
+from algorithms.classic.gaussian import Gaussian
+from algorithms.classic.geometric import Geometric
+from algorithms.classic.histogram import Histogram
+from algorithms.classic.laplace import Laplace
+from algorithms.classic.noisy_max import ReportNoisyMax
+from algorithms.classic.sparse_vector import SparseVector
+from algorithms.dpm.split import DPMSplitEM
+from algorithms.graph.laplace_mst import LaplaceMST
+from algorithms.graph.pamst import PAMST
+from algorithms.graph.weight_release import WeightRelease
+from algorithms.graph.weighted_graph import WeightedGraph
+from algorithms.noise import NoiseSource
+
+K4 = WeightedGraph.complete(4, [1.0, 2.0, 3.0, 1.5, 2.5, 4.0])
+C5 = WeightedGraph.from_arrays(5, [(0, 1), (1, 2), (2, 3), (3, 4), (4, 0), (0, 2)], [1.0, 2.0, 0.5, 3.0, 1.0, 2.0])
+SUM_DATA = np.array([0.5, -2.0, 7.0, 0.25])
+NAN_DATA = np.array([0.5, np.nan, 0.25])
+QUERIES = np.array([0.2, 3.0, -1.0, 2.5, 0.7])
+DPM_POINTS = np.array([0.05, 0.1, 0.12, 0.4, 0.45, 0.5, 0.52, 0.9])
+
+# (id, mechanism, input): every mechanism with a release whose __call__ draws through it.
+CASES = [
+    ("laplace", Laplace(0.5, 2.0), np.array([1.0, -3.0])),
+    ("gaussian", Gaussian(0.5, 1e-5, 2.0), np.array([1.0, -3.0])),
+    ("gaussian-classic", Gaussian(0.5, 1e-5, calibration="classic"), 4.0),
+    ("geometric", Geometric(0.5, 2), np.array([3, -1])),
+    ("histogram", Histogram(0.5), np.array([3.0, 0.0, 5.0])),
+    ("clipped-sum", ClippedSum(0.5, -1.0, 2.0), SUM_DATA),
+    ("clipped-sum-nan", ClippedSum(0.5, -1.0, 2.0), NAN_DATA),
+    ("exponential", ExponentialMechanism(1.0, 2.0), np.array([0.0, 1.0, 3.0, 2.0])),
+    ("noisy-max-laplace", ReportNoisyMax(1.0), QUERIES),
+    ("noisy-max-exponential", ReportNoisyMax(1.0, "exponential"), QUERIES),
+    ("svt", SparseVector(1.0, 1.0, cutoff=2), QUERIES),
+    ("dpm-split", DPMSplitEM(1.0, 8.0, 0.1), DPM_POINTS),
+    ("dpm-split-printed", DPMSplitEM(1.0, 8.0, 0.25, d=1, exponent="printed"), DPM_POINTS),
+    ("laplace-mst", LaplaceMST(1.0), K4),
+    ("laplace-mst-linf-weights", LaplaceMST(1.0, mu=0.5, neighbours="linf", release_weights=True), C5),
+    ("weight-release-l1", WeightRelease(1.0, mu=0.5, tau=1.0, p=2.0), C5),
+    ("weight-release-per-edge", WeightRelease(1.0, calibration="per-edge"), C5),
+    ("weight-release-theorem-11", WeightRelease(1.0, calibration="theorem-11", p=3.0), C5),
+    # the broken catalogue
+    ("budget-spent-twice", BudgetSpentTwice(0.5), 2.0),
+    ("mean-data-dependent-scale", MeanDataDependentScale(0.5, -1.0, 2.0), SUM_DATA),
+    ("exponential-no-half", ExponentialMechanismNoHalf(1.0, 2.0), np.array([0.0, 1.0, 3.0, 2.0])),
+    ("float-laplace", FloatingPointLaplace(0.5), np.array([0.0, 1.0])),
+    ("gaussian-classic-large-epsilon", GaussianClassicLargeEpsilon(10.0, 0.1), np.array([0.0, 1.0])),
+    ("geometric-ignores-sensitivity", GeometricIgnoresSensitivity(0.5, 3), np.array([3, -1])),
+    ("histogram-scale-epsilon", HistogramScaleEpsilon(0.5), np.array([3.0, 0.0, 5.0])),
+    ("laplace-half-noise", LaplaceHalfNoise(0.5), 1.0),
+    ("laplace-mst-l1-scale-for-linf", LaplaceMSTL1ScaleForLInf(1.0, mu=0.5), C5),
+    ("laplace-mst-true-weights", LaplaceMSTTrueWeights(1.0, release_weights=True), C5),
+    ("missing-clipping", SumMissingClipping(0.5, -1.0, 2.0), SUM_DATA),
+    ("nan-through-clipping", SumNaNThroughClipping(0.5, -1.0, 2.0), NAN_DATA),
+    ("noisy-max-returns-value", NoisyMaxReturnsValue(1.0), QUERIES),
+    ("noisy-max-returns-value-exp", NoisyMaxReturnsValue(1.0, "exponential"), QUERIES),
+    ("svt-no-cutoff", SVTNoCutoff(1.0, 1.0), QUERIES),
+    ("svt-no-query-noise", SVTNoQueryNoise(1.0, 1.0), QUERIES),
+    ("svt-outputs-value", SVTOutputsValue(1.0, 1.0, cutoff=2), QUERIES),
+    ("svt-unscaled-query-noise", SVTUnscaledQueryNoise(1.0, 1.0), QUERIES),
+]
+N = 64
+SEED = 20240601
+
+#: sha256 (first 16 hex digits) of ``__call__(x, N, default_rng(SEED))`` computed with the code *before* the
+#: noise hooks were added (commit 1db6b98): the hooks must not change a single draw.
+LEGACY_DIGESTS = {
+    "laplace": "887e541bf7f55485",
+    "gaussian": "96243bfd8dbb319a",
+    "gaussian-classic": "20c616203ad04cbc",
+    "geometric": "b1a4f5c6f176bcb1",
+    "histogram": "7c071cf9ff9f818a",
+    "clipped-sum": "6518bb64c94d3b8f",
+    "clipped-sum-nan": "ac93291d853cf799",
+    "exponential": "f6a8ac26e5c66c34",
+    "noisy-max-laplace": "f0154ae9809bbca9",
+    "noisy-max-exponential": "aead1621bcd319f2",
+    "svt": "8de7033bcdea0b41",
+    "dpm-split": "01f752fe37d70081",
+    "dpm-split-printed": "f6372064b98ad3cf",
+    "laplace-mst": "51a38069fd6c27b0",
+    "laplace-mst-linf-weights": "bcae2b889bf939f8",
+    "weight-release-l1": "dbbc38ae42a55338",
+    "weight-release-per-edge": "1f6db79b4efd3265",
+    "weight-release-theorem-11": "d3afe2a43afcd841",
+    "budget-spent-twice": "c268339db55e28a1",
+    "mean-data-dependent-scale": "20911e2bce0f20d1",
+    "exponential-no-half": "05885a369eb81fc9",
+    "float-laplace": "9619ae21d9beba45",
+    "gaussian-classic-large-epsilon": "a8b2e9fcf7993888",
+    "geometric-ignores-sensitivity": "1d039d276c4773fb",
+    "histogram-scale-epsilon": "82649d630b0a4bcc",
+    "laplace-half-noise": "f2c047cacbb1e565",
+    "laplace-mst-l1-scale-for-linf": "dc6b762888fcffc6",
+    "laplace-mst-true-weights": "447c59ca4d904374",
+    "missing-clipping": "9ea637eb8a797e4f",
+    "nan-through-clipping": "6fc25bb54d0d25e6",
+    "noisy-max-returns-value": "8d755255d7056270",
+    "noisy-max-returns-value-exp": "ad80e03d95c8abca",
+    "svt-no-cutoff": "0f126a2649e15b59",
+    "svt-no-query-noise": "c0d828e35ee905de",
+    "svt-outputs-value": "e6c2802e463d72e8",
+    "svt-unscaled-query-noise": "62a53fef102476c9",
+}
+
+
+def _digest(out: np.ndarray) -> str:
+    out = np.ascontiguousarray(out)
+    h = hashlib.sha256(f"{out.dtype.str}{out.shape}".encode())
+    h.update(out.tobytes())
+    return h.hexdigest()[:16]
+
+
+class Recording(NoiseSource):
+    """Plain noise that also records every step's declaration."""
+
+    def __init__(self, rng: np.random.Generator) -> None:
+        super().__init__(rng)
+        self.steps: list[dict] = []
+
+    def add(self, step, value, draw, *, sensitivity, norm="l1", scale=None, kind="other"):
+        self.steps.append(dict(op="add", step=step, value=np.asarray(value), sensitivity=sensitivity, norm=norm,
+                               scale=scale, kind=kind))
+        return super().add(step, value, draw, sensitivity=sensitivity, norm=norm, scale=scale, kind=kind)
+
+    def select(self, step, utilities, draw, *, sensitivity, norm="linf", scale=None):
+        self.steps.append(dict(op="select", step=step, value=np.asarray(utilities), sensitivity=sensitivity,
+                               norm=norm, scale=scale, kind="selection"))
+        return super().select(step, utilities, draw, sensitivity=sensitivity, norm=norm, scale=scale)
+
+
+class Duck:
+    """The protocol without subclassing :class:`NoiseSource` (it is duck-typed)."""
+
+    def __init__(self, rng: np.random.Generator) -> None:
+        self.rng = rng
+        self.names: list[str] = []
+
+    def add(self, step, value, draw, *, sensitivity, norm="l1", scale=None, kind="other"):
+        self.names.append(step)
+        return value + draw(self.rng)
+
+    def select(self, step, utilities, draw, *, sensitivity, norm="linf", scale=None):
+        self.names.append(step)
+        return np.asarray(draw(self.rng))
+
+
+def _steps(mech, x, n=8, seed=0) -> list[dict]:
+    rec = Recording(np.random.default_rng(seed))
+    mech.release(x, n, rec)
+    return rec.steps
+
+
+# --------------------------------------------------------------------------------------------------
+# release draws exactly what __call__ draws
+# --------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name,mech,x", CASES, ids=[c[0] for c in CASES])
+def test_release_equals_call(name, mech, x):
+    via_call = mech(x, N, np.random.default_rng(SEED))
+    via_release = mech.release(x, N, NoiseSource(np.random.default_rng(SEED)))
+    recorded = mech.release(x, N, Recording(np.random.default_rng(SEED)))
+    duck = Duck(np.random.default_rng(SEED))
+    ducked = mech.release(x, N, duck)
+    assert duck.names, f"{name}: release made no noise step"
+    for out in (via_release, recorded, ducked):
+        assert out.dtype == via_call.dtype and out.shape == via_call.shape
+        assert np.array_equal(out, via_call, equal_nan=out.dtype.kind == "f")
+    if name in LEGACY_DIGESTS:
+        assert _digest(via_call) == LEGACY_DIGESTS[name], f"{name}: __call__ no longer draws the pre-hook stream"
+
+
+@pytest.mark.parametrize("name,mech,x", CASES, ids=[c[0] for c in CASES])
+def test_release_validates_input(name, mech, x):
+    with pytest.raises(ValueError):
+        mech.release(x, -1, NoiseSource(np.random.default_rng(0)))
+
+
+# --------------------------------------------------------------------------------------------------
+# declared steps
+# --------------------------------------------------------------------------------------------------
+
+
+def test_missing_clipping_declares_clipped_sensitivity_on_unclipped_sum():
+    data = np.array([0.5, 100.0, -3.0])
+    (good,) = _steps(ClippedSum(1.0, -1.0, 2.0), data)
+    (bad,) = _steps(SumMissingClipping(1.0, -1.0, 2.0), data)
+    assert good["step"] == bad["step"] == "sum" and good["norm"] == bad["norm"] == "l1"
+    assert good["sensitivity"] == bad["sensitivity"] == 2.0          # max(|l|, |u|)
+    assert float(good["value"]) == 0.5 + 2.0 - 1.0                    # clipped
+    assert float(bad["value"]) == 97.5                                # the unclipped sum
+    (nan,) = _steps(SumNaNThroughClipping(1.0, -1.0, 2.0), NAN_DATA)
+    assert math.isnan(float(nan["value"])) and nan["sensitivity"] == 2.0
+
+
+def test_geometric_twin_declares_one_while_parameter_says_delta():
+    (good,) = _steps(Geometric(0.5, 3), 4)
+    (bad,) = _steps(GeometricIgnoresSensitivity(0.5, 3), 4)
+    assert good["sensitivity"] == 3 and good["kind"] == bad["kind"] == "geometric"
+    assert bad["sensitivity"] == 1 and GeometricIgnoresSensitivity(0.5, 3).sensitivity == 3
+    assert bad["scale"] == pytest.approx(math.exp(-0.5)) and good["scale"] == pytest.approx(math.exp(-0.5 / 3))
+
+
+def test_data_dependent_mean_declares_size_dependent_sensitivity():
+    m = MeanDataDependentScale(0.5, 0.0, 2.0)
+    (a,) = _steps(m, np.array([1.0, 2.0]))
+    (b,) = _steps(m, np.array([1.0, 2.0, 0.5]))
+    assert a["sensitivity"] == 1.0 and b["sensitivity"] == pytest.approx(2.0 / 3.0)
+    assert a["scale"] != b["scale"]
+
+
+@pytest.mark.parametrize("mech,declared", [
+    (LaplaceMST(1.0), 1.0),                                            # Sealfon: ℓ1 radius 1
+    (LaplaceMST(2.0, mu=0.5, neighbours="linf"), 0.5 * C5.n_edges),   # |E|·mu
+    (LaplaceMSTL1ScaleForLInf(2.0, mu=0.5), 0.5),                     # the bug: mu as the ℓ1 sensitivity
+    (LaplaceMSTTrueWeights(1.0), 1.0),
+])
+def test_laplace_mst_declares_the_l1_sensitivity_of_its_scale(mech, declared):
+    (step,) = _steps(mech, C5)
+    assert step["step"] == "weights" and step["norm"] == "l1" and step["kind"] == "laplace"
+    assert step["sensitivity"] == declared
+    assert step["scale"] == mech.scale(C5) == pytest.approx(declared / mech.epsilon)
+    assert np.array_equal(step["value"], C5.weights)
+
+
+@pytest.mark.parametrize("calibration,declared", [("l1", 6 * 0.5), ("per-edge", 0.5), ("theorem-11", 0.25)])
+def test_weight_release_declares_what_its_scale_assumes(calibration, declared):
+    mech = WeightRelease(1.0 if calibration != "theorem-11" else 0.5, mu=0.5, p=1.0, calibration=calibration)
+    (step,) = _steps(mech, C5)
+    assert step["sensitivity"] == pytest.approx(declared)
+    assert step["scale"] * mech.epsilon == pytest.approx(step["sensitivity"])
+
+
+def test_svt_steps():
+    steps = _steps(SparseVector(1.0, 1.0, cutoff=2), QUERIES)
+    assert [s["step"] for s in steps][:2] == ["threshold", "query[0]"]
+    assert all(s["sensitivity"] == 1.0 and s["norm"] == "l1" and s["kind"] == "laplace" for s in steps)
+    assert [float(s["value"]) for s in steps[1:]] == QUERIES[:len(steps) - 1].tolist()
+    no_noise = _steps(SVTNoQueryNoise(1.0, 1.0), QUERIES)
+    assert [s["step"] for s in no_noise] == ["threshold"]
+    assert len(_steps(SVTNoCutoff(1.0, 1.0), QUERIES)) == 1 + QUERIES.size
+
+
+def test_budget_spent_twice_declares_two_laplace_steps():
+    steps = _steps(BudgetSpentTwice(0.5, 2.0), 3.0)
+    assert [s["step"] for s in steps] == ["laplace[0]", "laplace[1]"]
+    assert all(s["sensitivity"] == 2.0 and float(s["value"]) == 3.0 for s in steps)
+
+
+def test_selection_steps():
+    (em,) = _steps(ExponentialMechanism(1.0, 2.0), np.array([0.0, 1.0]))
+    assert em["op"] == "select" and em["sensitivity"] == 2.0 and em["scale"] == 0.25 and em["norm"] == "linf"
+    (half,) = _steps(ExponentialMechanismNoHalf(1.0, 2.0), np.array([0.0, 1.0]))
+    assert half["sensitivity"] == 2.0 and half["scale"] == 0.5
+    (rnm,) = _steps(ReportNoisyMax(0.5), QUERIES)
+    assert rnm["op"] == "select" and rnm["sensitivity"] == 1.0 and np.array_equal(rnm["value"], QUERIES)
+    (value,) = _steps(NoisyMaxReturnsValue(0.5), QUERIES)
+    assert value["op"] == "add" and value["norm"] == "linf" and value["sensitivity"] == 1.0
+    dpm = DPMSplitEM(1.0, 8.0, 0.1)
+    (split,) = _steps(dpm, DPM_POINTS)
+    assert split["step"] == "split-em" and split["sensitivity"] == dpm.sensitivity()
+    assert np.array_equal(split["value"], dpm.scores(DPM_POINTS))
+    assert split["scale"] == pytest.approx(1.0 / (2.0 * dpm.sensitivity()))
+
+
+def test_pamst_steps():
+    n = 16
+    mech = PAMST(1.2, mu=0.5)
+    steps = _steps(mech, K4, n=n)
+    assert [s["step"] for s in steps] == ["start", "em[0]", "em[1]", "em[2]"]
+    assert steps[0]["sensitivity"] == math.inf
+    for s in steps[1:]:
+        assert s["op"] == "select" and s["norm"] == "linf"
+        assert s["sensitivity"] == 0.5 and s["scale"] == pytest.approx(mech.coefficient(K4))
+        u = s["value"]
+        assert u.shape == (n, K4.n_edges)
+        finite = np.isfinite(u)
+        assert np.all(u[~finite] == -np.inf) and np.all(u[finite] <= 0)
+        assert np.all(np.max(u, axis=1) == 0.0)                        # u = -|w - min_R w|
+    # the cut grows: 3, then 4, then 3 candidates on K4
+    assert [int(np.isfinite(s["value"][0]).sum()) for s in steps[1:]] == [3, 4, 3]
+    fixed = _steps(PAMST(1.2, mu=0.5, start=2), K4, n=n)
+    assert [s["step"] for s in fixed] == ["em[0]", "em[1]", "em[2]"]
+
+
+def test_pamst_twins_declarations():
+    wide = K4
+    narrow = K4.with_weights(np.array([1.0, 1.1, 1.2, 1.05, 1.15, 1.3]))
+    dd = PAMSTDataDependentSensitivity(1.0, mu=0.5)
+    a = _steps(dd, wide)[1]["sensitivity"]
+    b = _steps(dd, narrow)[1]["sensitivity"]
+    assert a == pytest.approx(3.0 / 6) and b == pytest.approx(0.3 / 6) and a != b
+    base = _steps(PAMST(1.0, mu=0.5), K4)[1]
+    for twin, factor in ((PAMSTNoHalf(1.0, mu=0.5), 2.0), (PAMSTFullBudgetEachStep(1.0, mu=0.5), 3.0)):
+        s = _steps(twin, K4)[1]
+        assert s["sensitivity"] == base["sensitivity"] == 0.5
+        assert s["scale"] == pytest.approx(factor * base["scale"])
+    rows = PAMSTReleasesWeights(1.0).release(K4, 5, NoiseSource(np.random.default_rng(1)))
+    assert rows.shape == (5, 4)
+    for row in rows:
+        edges = [e for e in range(K4.n_edges) if int(row[0]) >> e & 1]
+        assert np.array_equal(row[1:], K4.weights[edges])
+
+
+# --------------------------------------------------------------------------------------------------
+# PAMST.release has PAMST's law
+# --------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("mech", [PAMST(3.0, mu=0.5), PAMSTNoHalf(2.0, start=1)], ids=["random-start", "no-half"])
+def test_pamst_release_law_matches_exact_pmf(mech):
+    """Chi-square goodness of fit of 20,000 release() trees against :meth:`PAMST.log_pmf` on K4 (16 trees),
+    fixed seed, level 1e-3 (bins with expected count < 5 merged)."""
+    n = 20_000
+    codes, log_p = mech.log_pmf(K4)
+    out = mech.release(K4, n, NoiseSource(np.random.default_rng(7)))
+    assert set(np.unique(out).tolist()) <= set(codes.tolist())
+    observed = np.array([np.count_nonzero(out == c) for c in codes], dtype=float)
+    expected = n * np.exp(log_p)
+    small = expected < 5
+    if small.any():
+        observed = np.append(observed[~small], observed[small].sum())
+        expected = np.append(expected[~small], expected[small].sum())
+    assert stats.chisquare(observed, expected).pvalue > 1e-3
+
+
+def test_pamst_release_output_encoding():
+    mech = PAMST(1.0, output="edges")
+    out = mech.release(C5, 10, NoiseSource(np.random.default_rng(3)))
+    assert out.shape == (10, 4) and np.all(np.diff(out, axis=1) > 0)
+    assert PAMST(1.0).release(C5, 0, NoiseSource(np.random.default_rng(3))).shape == (0,)
+
+
+# --------------------------------------------------------------------------------------------------
+# the broken catalogue says which bugs a replay can see
+# --------------------------------------------------------------------------------------------------
+
+SENSITIVITY_BUGS = {
+    "missing_clipping", "nan_through_clipping", "data_dependent_scale", "geometric_ignores_sensitivity",
+    "laplace_mst_l1_scale_for_linf", "pamst_data_dependent_sensitivity",
+}
+
+
+def _broken_classes() -> list[tuple[str, type]]:
+    out = []
+    for info in pkgutil.iter_modules(algorithms.broken.__path__):
+        module = importlib.import_module(f"algorithms.broken.{info.name}")
+        for _, cls in inspect.getmembers(module, inspect.isclass):
+            if cls.__module__ == module.__name__:
+                out.append((info.name, cls))
+    return out
+
+
+def test_every_broken_class_has_a_bug_kind():
+    classes = _broken_classes()
+    assert len(classes) >= len(algorithms.broken.__all__)
+    for module, cls in classes:
+        assert getattr(cls, "BUG_KIND", None) in {"sensitivity", "calibration", "other"}, (module, cls)
+        assert "Replay:" in inspect.getmodule(cls).__doc__, module
+    assert {m for m, cls in classes if cls.BUG_KIND == "sensitivity"} == SENSITIVITY_BUGS
+
+
+def test_instrumented_broken_classes():
+    """Every broken class whose mechanism draws noise has a release, except the three documented ones."""
+    without = {cls.__name__ for _, cls in _broken_classes() if not callable(getattr(cls, "release", None))}
+    assert without == {"NoNoise", "RandomizedResponseBinaryFormula", "TruncatedGeometricByRejection"}
