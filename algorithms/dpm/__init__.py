@@ -29,6 +29,7 @@ from algorithms.dpm.score import (
     score,
     score_sensitivity,
     split_candidates,
+    candidate_table,
 )
 from algorithms.dpm.split import DPMSplitEM, as_points
 from algorithms.dpm.interval_size import IntervalSizeEst, averaged_gaps, gap_rank_counts, percentile_utility_on_grid
@@ -53,4 +54,12 @@ __all__ = [
     "score",
     "score_sensitivity",
     "split_candidates",
+    "candidate_table",
+    "IntervalSizeEst",
+    "averaged_gaps",
+    "gap_rank_counts",
+    "percentile_utility_on_grid",
+    "DPAverage",
+    "clipped_sum",
+    "sum_l2_sensitivity",
 ]
