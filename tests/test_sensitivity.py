@@ -149,3 +149,16 @@ def test_bad_input_gives_clear_errors() -> None:
     with pytest.raises(InputError, match="fixed shape|fixed-length"):
         check_sensitivity(lambda x: np.asarray(x), 1.0, AddRemoveOne(), np.array([0.1, 0.2]), domain=(0, 1),
                           examples=0)
+
+
+def test_sensitivity_suite_runs_as_expected() -> None:
+    """The default sensitivity suite (audits/sensitivity.toml): every entry's outcome equals its expectation."""
+    from pathlib import Path
+
+    from dpverify.suite import load_suite, run_suites
+
+    suite = load_suite(Path(__file__).resolve().parents[1] / "audits" / "sensitivity.toml")
+    outcomes = run_suites([suite], seed=0)
+    bad = [(o.name, o.outcome, o.error) for o in outcomes if not o.matched]
+    assert not bad
+    assert len(outcomes) == 35

@@ -549,3 +549,47 @@ def test_failing_builder_is_a_suite_error(tmp_path: Path) -> None:
     (entry,) = load_suite(write(tmp_path, body)).entries
     with pytest.raises(SuiteError, match=r"numpy:full\(\*\*.*raised ValueError"):
         build_pairs(entry, seed=0)
+
+
+# -- sensitivity and replay entries --------------------------------------------------------------------------
+def _sens(**over: str | None) -> str:
+    base = {"kind": '"sensitivity"', "mechanism": None, "function": '"numpy:sum"', "params": None,
+            "claim": "{ sensitivity = 1.0, norm = \"l1\" }", "pairs": None, "input": "[0.5, 0.2]",
+            "relation": '{ kind = "add_remove" }', "search": "{ domain = [0.0, 1.0], examples = 0 }"}
+    base.update(over)
+    return entry_toml(**base)
+
+
+SENSITIVITY_ERRORS = [
+    ("claim without sensitivity", _sens(claim="{ epsilon = 1.0 }"), ["key 'epsilon'", "sensitivity, norm"]),
+    ("claim missing sensitivity", _sens(claim="{ norm = \"l2\" }"), ["claim.sensitivity", "missing"]),
+    ("claim sensitivity <= 0", _sens(claim="{ sensitivity = 0.0 }"), ["claim.sensitivity", "> 0"]),
+    ("claim sensitivity nan", _sens(claim="{ sensitivity = nan }"), ["claim.sensitivity"]),
+    ("unknown norm", _sens(claim='{ sensitivity = 1.0, norm = "l3" }'), ["claim.norm", "l1, l2, linf"]),
+    ("no relation", _sens(relation=None), ["key 'relation'", "neighbour relation"]),
+    ("no input nor domain", _sens(input=None, search="{ examples = 0 }"), ["key 'input'", "domain"]),
+    ("function on a statistical entry", entry_toml(function='"numpy:sum"'), ["key 'function'", "only sensitivity"]),
+    ("runs on a sensitivity entry", _sens(runs="3"), ["key 'runs'", "only replay"]),
+    ("unknown search key", _sens(search="{ sample = 3 }"), ["search", "sample"]),
+]
+
+
+@pytest.mark.parametrize("body, needles", [c[1:] for c in SENSITIVITY_ERRORS], ids=[c[0] for c in SENSITIVITY_ERRORS])
+def test_sensitivity_entry_errors(tmp_path: Path, body: str, needles: list[str]) -> None:
+    with pytest.raises(SuiteError) as info:
+        load_suite(write(tmp_path, body))
+    for needle in needles:
+        assert needle in str(info.value), (needle, str(info.value))
+
+
+def test_sensitivity_and_replay_entries_run(tmp_path: Path) -> None:
+    body = _sens(id='"sum"') + _sens(id='"sum-too-small"', claim="{ sensitivity = 0.5 }") + entry_toml(
+        id='"replay"', kind='"replay"', mechanism='"algorithms.classic.laplace:Laplace"', claim=None, runs="4",
+        params="{ epsilon = 1.0 }", pairs="[[0.0, 1.0], [0.0, 3.0]]", expect='"violation"')
+    suite = load_suite(write(tmp_path, body))
+    assert suite.entries[2].claim.epsilon is None and suite.entries[2].runs == 4
+    outcomes = run_suites([suite])
+    assert [o.outcome for o in outcomes] == ["pass", "violation", "violation"]
+    assert all(o.matched for o in outcomes[:1]) and outcomes[1].matched is False
+    assert outcomes[0].details["max_change"] == pytest.approx(1.0)
+    assert outcomes[2].details["witness"]["label"].startswith("pair[1]")
