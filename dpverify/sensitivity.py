@@ -8,8 +8,9 @@ made for, and looks for the pair ``x ~ x'`` with the largest ``‖f(x) − f(x')
 1. **pairs** -- pairs the caller gives, the relation's structured patterns around the base input (StatDP
    style, :meth:`~dpverify.neighbours.NeighbourRelation.patterns`) and seeded random neighbours;
 2. **hypothesis** -- property-based generation with :mod:`dpverify.strategies` (ties, points on interval
-   boundaries, duplicates, extreme values, tiny and large datasets), steered by :func:`hypothesis.target`
-   towards large changes; seeded, no example database, so a run is reproducible;
+   boundaries, duplicates, extreme values, tiny and large datasets); generation only, seeded, no example
+   database, so a run is reproducible and bounded (hypothesis' own ``target`` optimisation phase was dropped:
+   on saturated objectives it spent minutes in its search tree; the local stage below does the optimising);
 3. **local** / **polish** -- the adversarial search of :mod:`dpverify.pair_search` (hill climbing with random
    restarts on the ℓ∞ lattice, ℓ1 single and split moves, every removal and a grid of added or replacing
    records, then a bounded Powell polish with :func:`scipy.optimize.minimize`), around the base input and
@@ -199,7 +200,7 @@ def _check_claim(claimed: Any) -> float:
 
 def _hypothesis_stage(s: _ChangeSearch, relation: NeighbourRelation, x: Any, domain: Any, examples: int,
                       nonfinite: bool, base_radius: float, seed: int, max_size: int) -> None:
-    from hypothesis import HealthCheck, Phase, given, settings, target
+    from hypothesis import HealthCheck, Phase, given, settings
     from hypothesis import seed as hypothesis_seed
 
     from dpverify import strategies
@@ -211,17 +212,16 @@ def _hypothesis_stage(s: _ChangeSearch, relation: NeighbourRelation, x: Any, dom
 
     @hypothesis_seed(seed)
     @settings(max_examples=examples, database=None, deadline=None, derandomize=False,
-              phases=(Phase.generate, Phase.target), suppress_health_check=list(HealthCheck))
+              phases=(Phase.generate,), suppress_health_check=list(HealthCheck))
     @given(strategy)
     def explore(pair: Pair) -> None:
         if failure or s.exhausted:
             return
         try:
-            val = s.consider(pair.x0, pair.x1, f"hypothesis:{pair.label}")
+            s.consider(pair.x0, pair.x1, f"hypothesis:{pair.label}")
         except InputError as exc:
             failure.append(exc)
             return
-        target(min(val, 1e300) if not math.isnan(val) else 1e300)
 
     explore()
     if failure:

@@ -161,4 +161,4 @@ def test_sensitivity_suite_runs_as_expected() -> None:
     outcomes = run_suites([suite], seed=0)
     bad = [(o.name, o.outcome, o.error) for o in outcomes if not o.matched]
     assert not bad
-    assert len(outcomes) == 35
+    assert len(outcomes) == 36
