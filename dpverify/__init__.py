@@ -13,6 +13,8 @@ A result without a violation means *no violation detected at this sample budget*
 from dpverify.audit import audit
 from dpverify.em_check import EMCheckResult, check_exponential_mechanism
 from dpverify.errors import DPVerifyError, InputError, MechanismError, SuiteError
+from dpverify.replay import ReplayResult, frozen_noise_replay
+from dpverify.sensitivity import SensitivityResult, check_sensitivity
 from dpverify.result import AuditResult, EventTest, Witness
 
 __version__ = "0.1.0"
@@ -22,6 +24,10 @@ __all__ = [
     "AuditResult",
     "check_exponential_mechanism",
     "EMCheckResult",
+    "check_sensitivity",
+    "SensitivityResult",
+    "frozen_noise_replay",
+    "ReplayResult",
     "EventTest",
     "Witness",
     "DPVerifyError",
