@@ -40,6 +40,16 @@ def _show(o: Any) -> str:
     return repr(o.tolist()) if isinstance(o, (np.ndarray, np.generic)) else repr(o)
 
 
+def _plain(x: Any) -> Any:
+    """An input as JSON-able data: the weights (and edges) of a weighted input, else the array."""
+    if hasattr(x, "weights") and hasattr(x, "with_weights"):
+        out: dict[str, Any] = {"weights": np.asarray(x.weights).tolist()}
+        if hasattr(x, "edges"):
+            out["edges"] = np.asarray(x.edges).tolist()
+        return out
+    return np.asarray(x).tolist()
+
+
 class PairSearch(abc.ABC):
     """Keeps the best pair found; every candidate goes through :meth:`consider`.
 

@@ -36,7 +36,7 @@ import numpy as np
 from dpverify.errors import InputError
 from dpverify.jsonsafe import json_clean, json_float
 from dpverify.neighbours import NeighbourRelation, Pair, _value_key, as_pairs
-from dpverify.pair_search import PairSearch, _show, check_search_options, run_search
+from dpverify.pair_search import PairSearch, _plain, _show, check_search_options, run_search
 
 __all__ = ["NORMS", "SensitivityResult", "check_sensitivity", "change"]
 
@@ -51,15 +51,6 @@ def _name(f: Any) -> str:
     if inner is not None:
         return _name(inner)
     return getattr(f, "__qualname__", None) or type(f).__name__
-
-
-def _plain(x: Any) -> Any:
-    if hasattr(x, "weights") and hasattr(x, "with_weights"):
-        out: dict[str, Any] = {"weights": np.asarray(x.weights).tolist()}
-        if hasattr(x, "edges"):
-            out["edges"] = np.asarray(x.edges).tolist()
-        return out
-    return np.asarray(x).tolist()
 
 
 def change(v0: Any, v1: Any, norm: str = "l1") -> float:

@@ -21,7 +21,7 @@ import numpy as np
 from dpverify.errors import InputError
 from dpverify.exact import DistributionCache, ExactPairResult, check_claim, pair_result
 from dpverify.jsonsafe import json_clean, json_float
-from dpverify.pair_search import PairSearch, _show, check_search_options, run_search
+from dpverify.pair_search import PairSearch, _plain, _show, check_search_options, run_search
 
 __all__ = ["WorstPairCertificate", "worst_pair_search"]
 
@@ -82,16 +82,6 @@ class WorstPairCertificate:
             "violation": self.violation, "stage": self.stage, "evaluations": self.evaluations,
             "seed": self.seed, "trace": [[s, json_float(v)] for s, v in self.trace],
         })
-
-
-def _plain(x: Any) -> Any:
-    """An input as JSON-able data: the weights (and edges) of a weighted input, else the array."""
-    if hasattr(x, "weights") and hasattr(x, "with_weights"):
-        out: dict[str, Any] = {"weights": np.asarray(x.weights).tolist()}
-        if hasattr(x, "edges"):
-            out["edges"] = np.asarray(x.edges).tolist()
-        return out
-    return np.asarray(x).tolist()
 
 
 class _ExactSearch(PairSearch):
