@@ -38,6 +38,7 @@ import numpy as np
 from dpverify.errors import InputError, MechanismError
 from dpverify.jsonsafe import json_clean, json_float
 from dpverify.neighbours import Pair, as_pairs
+from dpverify.sensitivity import differences, norm_of
 
 __all__ = ["StepRecord", "StepComparison", "PairReplay", "ReplayResult", "frozen_noise_replay"]
 
@@ -68,6 +69,12 @@ def _as_runs(value: Any, shape: tuple[int, ...]) -> np.ndarray:
     except ValueError:
         raise MechanismError(f"a noise step's value of shape {v.shape} does not broadcast to its output of shape "
                              f"{shape}") from None
+
+
+def _utility_runs(utilities: Any, runs: int) -> np.ndarray:
+    """The ``(runs, m)`` utility table of a selection step (a shared ``(m,)`` row repeated per run)."""
+    u = np.asarray(utilities, dtype=np.float64)
+    return u if (u.ndim >= 2 and u.shape[0] == runs) else np.broadcast_to(u, (runs,) + u.shape).copy()
 
 
 def _checked(step: Any, sensitivity: Any, norm: Any) -> float:
@@ -108,9 +115,7 @@ class _Recording:
                sensitivity: float, norm: str = "linf", scale: float | None = None) -> np.ndarray:
         s = _checked(step, sensitivity, norm)
         out = np.asarray(draw(self.rng))
-        u = np.asarray(utilities, dtype=np.float64)
-        runs = out.shape[0] if out.ndim else 1
-        u = u if (u.ndim >= 2 and u.shape[0] == runs) else np.broadcast_to(u, (runs,) + u.shape).copy()
+        u = _utility_runs(utilities, out.shape[0] if out.ndim else 1)
         self.steps.append(StepRecord(len(self.steps), step, "select", u, out.copy(), s, norm, _scale(scale),
                                      "selection"))
         return out
@@ -148,9 +153,7 @@ class _Replaying:
                sensitivity: float, norm: str = "linf", scale: float | None = None) -> np.ndarray:
         s = _checked(step, sensitivity, norm)
         rec = self._next(step, "select")
-        u = np.asarray(utilities, dtype=np.float64)
-        runs = rec.value.shape[0]
-        u = u if (u.ndim >= 2 and u.shape[0] == runs) else np.broadcast_to(u, (runs,) + u.shape).copy()
+        u = _utility_runs(utilities, rec.value.shape[0])
         self.steps.append(StepRecord(rec.index, step, "select", u, rec.output, s, norm, _scale(scale), "selection"))
         return rec.output.copy()
 
@@ -196,20 +199,11 @@ def _per_run_change(v0: np.ndarray, v1: np.ndarray, norm: str, shift_invariant: 
     n = v0.shape[0]
     a = v0.reshape(n, -1)
     b = v1.reshape(n, -1)
-    same = (a == b) | (np.isnan(a) & np.isnan(b))
-    with np.errstate(invalid="ignore"):
-        d = np.where(same, 0.0, b - a)
-    d = np.where(np.isnan(d), math.inf, d)
-    ad = np.abs(d)
     if a.shape[1] == 0:
         zero = np.zeros(n)
         return zero, zero
-    if norm == "l1":
-        raw = ad.sum(axis=1)
-    elif norm == "l2":
-        raw = np.where(np.isinf(ad).any(axis=1), math.inf, np.sqrt(np.sum(np.where(np.isinf(ad), 0, ad) ** 2, axis=1)))
-    else:
-        raw = ad.max(axis=1)
+    d = differences(a, b)
+    raw = norm_of(d, norm, axis=1)
     if not shift_invariant or norm != "linf":
         return raw, raw
     both_off = np.isinf(a) & np.isinf(b) & (a == b)  # unavailable on both sides (e.g. -inf utilities)

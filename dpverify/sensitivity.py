@@ -35,10 +35,10 @@ import numpy as np
 
 from dpverify.errors import InputError
 from dpverify.jsonsafe import json_clean, json_float
-from dpverify.neighbours import NeighbourRelation, Pair, _value_key, as_pairs
+from dpverify.neighbours import AddRemoveOne, NeighbourRelation, Pair, ReplaceOne, _value_key, as_pairs
 from dpverify.pair_search import PairSearch, _plain, _show, check_search_options, run_search
 
-__all__ = ["NORMS", "SensitivityResult", "check_sensitivity", "change"]
+__all__ = ["NORMS", "SensitivityResult", "check_sensitivity", "change", "differences", "norm_of"]
 
 #: Norms in which a sensitivity can be claimed.
 NORMS: tuple[str, ...] = ("l1", "l2", "linf")
@@ -53,6 +53,27 @@ def _name(f: Any) -> str:
     return getattr(f, "__qualname__", None) or type(f).__name__
 
 
+def differences(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``b − a`` entry-wise, 0 where the entries are equal (including ``inf == inf`` and NaN on both sides)
+    and ``inf`` where a NaN or infinity is on one side only."""
+    same = (a == b) | (np.isnan(a) & np.isnan(b))
+    with np.errstate(invalid="ignore"):
+        d = np.where(same, 0.0, b - a)
+    return np.where(np.isnan(d), math.inf, d)
+
+
+def norm_of(d: np.ndarray, norm: str, axis: int | None = None) -> np.ndarray:
+    """The ``norm`` (``"l1"``, ``"l2"``, ``"linf"``) of the differences ``d`` along ``axis`` (all entries when
+    ``None``); an infinite entry makes every norm infinite."""
+    ad = np.abs(d)
+    if norm == "l1":
+        return ad.sum(axis=axis)
+    if norm == "l2":
+        inf = np.isinf(ad).any(axis=axis)
+        return np.where(inf, math.inf, np.sqrt(np.sum(np.where(np.isinf(ad), 0.0, ad) ** 2, axis=axis)))
+    return ad.max(axis=axis)
+
+
 def change(v0: Any, v1: Any, norm: str = "l1") -> float:
     """``‖v1 − v0‖`` in ``norm``; entries equal on both sides (including ``inf == inf`` and NaN on both
     sides) contribute 0, a NaN or infinity on one side only makes the change infinite."""
@@ -62,17 +83,9 @@ def change(v0: Any, v1: Any, norm: str = "l1") -> float:
         raise InputError(f"f returned values of shapes {a.shape} and {b.shape} on a neighbouring pair; a "
                          "sensitivity compares outputs of the same shape -- return a fixed-length summary "
                          "(e.g. counts on a fixed grid)")
-    same = (a == b) | (np.isnan(a) & np.isnan(b))
-    with np.errstate(invalid="ignore"):
-        d = np.where(same, 0.0, np.abs(b - a))
-    d = np.where(np.isnan(d), math.inf, d)
-    if d.size == 0:
+    if a.size == 0:
         return 0.0
-    if norm == "l1":
-        return float(d.sum())
-    if norm == "l2":
-        return float(math.inf if np.isinf(d).any() else np.sqrt(np.sum(d * d)))
-    return float(d.max())
+    return float(norm_of(differences(a, b), norm))
 
 
 @dataclass(frozen=True, eq=False)
@@ -265,7 +278,7 @@ def check_sensitivity(f: Callable[[Any], Any], claimed: float, relation: Neighbo
             raise InputError(f"{name} must be an integer >= 0, got {v!r}")
     if not (isinstance(rtol, numbers.Real) and 0 <= rtol < 1):
         raise InputError(f"rtol must be a number in [0, 1), got {rtol!r}")
-    dataset_relation = not hasattr(relation, "radius")
+    dataset_relation = isinstance(relation, (AddRemoveOne, ReplaceOne))
     if x is None and (not dataset_relation or domain is None):
         raise InputError("check_sensitivity needs a base input x (for the vector relations it fixes the "
                          "dimension or graph topology); for add/remove or replace relations pass x or domain")
@@ -294,8 +307,8 @@ def check_sensitivity(f: Callable[[Any], Any], claimed: float, relation: Neighbo
     bases = [] if x is None else [x]
     if s.best_pair is not None:
         b = s.best_pair[0]
-        finite = np.isfinite(np.asarray(getattr(b, "weights", b), dtype=np.float64)).all()
-        if finite and (x is None or _value_key(b) != _value_key(x)) and np.asarray(getattr(b, "weights", b)).size:
+        values = np.asarray(getattr(b, "weights", b), dtype=np.float64)
+        if values.size and np.isfinite(values).all() and (x is None or _value_key(b) != _value_key(x)):
             bases.append(b)
     for base in bases:
         if s.exhausted:
