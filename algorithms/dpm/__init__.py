@@ -1,7 +1,7 @@
 """DPM ("DP-Mondrian") clustering, seed 004 (``../shared/seeds/004_e63c772e1db0dbd8.txt``),
 "DPM: Clustering Sensitive Data through Separation"; digest ``../shared/research/seed-004-digest.md``.
 
-So far: the split-selection step, the interval-size estimation and the private averaging.
+:class:`DPM` is the whole algorithm (Algorithm 1, :mod:`algorithms.dpm.dpm`); its pieces:
 
 * :mod:`algorithms.dpm.score` -- split candidates (Sec. 3.1, Alg. 1 line 9), emptiness (Def. 5),
   centreness (Def. 6), score (Def. 7) and its sensitivity (Lemmas 3-5), pure and vectorised;
@@ -9,7 +9,8 @@ So far: the split-selection step, the interval-size estimation and the private a
   (Alg. 1 lines 22-25, Def. 4 with the factor 2; ``exponent="printed"`` is Def. 4 literally);
 * :mod:`algorithms.dpm.interval_size` -- Algorithm 2 (IntervalSizeEst) with the DP percentile on averaged gaps
   (Sec. 3.5, Lemmas 1-2);
-* :mod:`algorithms.dpm.averaging` -- DP-AVG, the Gaussian noisy sums of the leaves (Sec. 3.4).
+* :mod:`algorithms.dpm.averaging` -- DP-AVG, the Gaussian noisy sums of the leaves (Sec. 3.4);
+* :mod:`algorithms.dpm.dpm` -- Algorithm 1 end to end, batched over runs, with its budget ledger.
 """
 
 from algorithms.dpm.score import (
@@ -34,6 +35,7 @@ from algorithms.dpm.score import (
 from algorithms.dpm.split import DPMSplitEM, as_points
 from algorithms.dpm.interval_size import IntervalSizeEst, averaged_gaps, gap_rank_counts, percentile_utility_on_grid
 from algorithms.dpm.averaging import DPAverage, clipped_sum, sum_l2_sensitivity
+from algorithms.dpm.dpm import DPM, DPMBatch, DPMClustering
 
 __all__ = [
     "DEFAULT_ALPHA",
@@ -62,4 +64,7 @@ __all__ = [
     "DPAverage",
     "clipped_sum",
     "sum_l2_sensitivity",
+    "DPM",
+    "DPMBatch",
+    "DPMClustering",
 ]

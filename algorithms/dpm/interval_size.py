@@ -72,6 +72,14 @@ Errata and choices (digest §2.6, §5)
   ``N(0, σ² I_d)``, dimension-averaged gaps; ``d`` times the cost).  The table is public either way.
 * **``repetitions``**: 30 Monte-Carlo repetitions per σ, the 65th percentiles averaged (the code);
   Alg. 2 has one (``repetitions=1``).
+* **Shared draws** (``table_draws="shared"``, what :class:`algorithms.dpm.dpm.DPM` uses): Alg. 2 line 4 samples
+  ``X ~ N(0, σ² I)`` for every σ; drawing ``X = σ·Z`` from one standard sample ``Z`` is such a sample for each
+  σ (the σ's samples are then correlated, which Alg. 2 does not forbid), and since the gaps and their
+  percentile are positively homogeneous, ``T``'s key for σ is exactly ``σ·k₁(ñ)`` with ``k₁`` the key of
+  ``σ = 1`` (:func:`unit_gap_percentile`, cached per simulation size).  One simulation instead of
+  ``|sigmas|`` (59): this is most of the authors' run time (digest §2.9) and it is data-independent.  The
+  closest key to ``p̃`` is then the σ closest to ``p̃/k₁``.  ``"independent"`` (default here) draws every σ
+  afresh, as the code does.
 * **Closest key** (line 10, "approximate equality"): ``argmin |key − p̃|``; an exact tie (a
   probability-zero event) goes to the smaller key.
 * **The code's ``except: return 0``** ("Bug in percentile for uci_letters") is not copied: it returns
@@ -99,7 +107,7 @@ from __future__ import annotations
 import math
 import numbers
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cached_property, lru_cache
 from typing import ClassVar
 
 import numpy as np
@@ -124,6 +132,8 @@ __all__ = [
     "dp_percentile_cdf",
     "dp_percentile",
     "IntervalSizeEst",
+    "unit_gap_percentile",
+    "closest_sigma",
 ]
 
 #: The authors' code's σ grid ``np.arange(0.5, 30, 0.5)`` = 0.5, 1.0, …, 29.5 (59 values).
@@ -134,6 +144,8 @@ DEFAULT_REPETITIONS: int = 30
 DEFAULT_PERCENTILE: float = 65.0
 #: How the table simulates: 1-D samples (the code) or ``N(0, σ² I_d)`` averaged over dimensions (Alg. 2).
 TABLE_DIMS: tuple[str, ...] = ("code", "paper")
+#: Whether the table's σ rows share one standard sample (scaled by σ) or are drawn independently.
+TABLE_DRAWS: tuple[str, ...] = ("independent", "shared")
 
 
 # -- gaps ---------------------------------------------------------------------------------------
@@ -320,6 +332,46 @@ def dp_percentile(values: object, p: float, epsilon: float, bounds: tuple[float,
     return edges[idx] + widths[idx] * np.asarray(u, dtype=np.float64)
 
 
+# -- the public lookup table ---------------------------------------------------------------------
+def _simulated_gap_percentile(rng: np.random.Generator, m: int, reps: int, q: float, sigma: float,
+                              d: int, table_dims: str) -> float:
+    """Mean over ``reps`` repetitions of the ``q``-th percentile of the gaps of ``m`` samples of
+    ``N(0, σ²)`` (``table_dims="code"``) or of the dimension-averaged gaps of ``N(0, σ² I_d)`` ("paper")."""
+    if table_dims == "code":
+        x = np.sort(rng.normal(0.0, sigma, size=(m, reps)), axis=0)
+        gaps = np.diff(x, axis=0)                                    # (m-1, reps)
+    else:
+        x = np.sort(rng.normal(0.0, sigma, size=(m, reps, d)), axis=0)
+        gaps = np.sum(np.diff(x, axis=0), axis=2) / d                # (m-1, reps)
+    return float(np.mean(np.percentile(gaps, q, axis=0)))
+
+
+@lru_cache(maxsize=512)
+def unit_gap_percentile(m: int, repetitions: int = DEFAULT_REPETITIONS, percentile: float = DEFAULT_PERCENTILE,
+                        d: int = 1, table_dims: str = "code", table_seed: int = 0) -> float:
+    """``k₁(m)``: the table key of ``σ = 1`` for simulation size ``m`` (shared draws; the key of σ is
+    ``σ·k₁(m)``).  Data-independent and deterministic: its generator is seeded by ``(table_seed, m)``.
+    Cached, so repeated runs with the same ``m = int(max(ñ, 2))`` simulate once."""
+    m = max(int(m), 2)
+    check_choice("table_dims", table_dims, TABLE_DIMS)
+    rng = np.random.default_rng([int(table_seed), m])
+    return _simulated_gap_percentile(rng, m, int(repetitions), float(percentile), 1.0, int(d), table_dims)
+
+
+def closest_sigma(ratio: np.ndarray, sigmas: tuple[float, ...]) -> np.ndarray:
+    """The σ of ``sigmas`` closest to each ``ratio = p̃/k₁`` (Alg. 2 line 10 with shared draws: the closest
+    key ``σ·k₁`` to ``p̃``); exact ties go to the smaller σ.  Vectorised."""
+    sig = np.sort(np.asarray(sigmas, dtype=np.float64))
+    r = np.asarray(ratio, dtype=np.float64)
+    if np.any(np.isnan(r)):
+        raise ValueError("p_tilde must not be NaN")
+    j = np.searchsorted(sig, r, side="left")
+    hi = np.minimum(j, sig.size - 1)
+    lo = np.maximum(j - 1, 0)
+    take_hi = (sig[hi] - r) < (r - sig[lo])
+    return np.where(take_hi, sig[hi], sig[lo])
+
+
 # -- Algorithm 2 --------------------------------------------------------------------------------
 def _check_sigmas(sigmas: object) -> tuple[float, ...]:
     try:
@@ -359,6 +411,7 @@ class IntervalSizeEst:
     sensitivity: float = 2.0
     table_seed: int = 0
     table_dims: str = "code"
+    table_draws: str = "independent"
     delta: ClassVar[float] = 0.0
 
     def __post_init__(self) -> None:
@@ -378,6 +431,7 @@ class IntervalSizeEst:
                 or int(self.table_seed) < 0:
             raise ValueError(f"table_seed must be an integer >= 0, got {self.table_seed!r}")
         check_choice("table_dims", self.table_dims, TABLE_DIMS)
+        check_choice("table_draws", self.table_draws, TABLE_DRAWS)
 
     # -- the public lookup table (lines 2-7) ------------------------------------------------------
     @property
@@ -387,18 +441,13 @@ class IntervalSizeEst:
 
     @cached_property
     def _table(self) -> tuple[np.ndarray, np.ndarray]:
-        rng = np.random.default_rng(int(self.table_seed))
-        m, reps, q = self.simulation_size, int(self.repetitions), float(self.percentile)
-        keys = np.empty(len(self.sigmas), dtype=np.float64)
-        for i, s in enumerate(self.sigmas):
-            if self.table_dims == "code":
-                x = np.sort(rng.normal(0.0, s, size=(m, reps)), axis=0)
-                gaps = np.diff(x, axis=0)                                    # (m-1, reps)
-            else:
-                x = np.sort(rng.normal(0.0, s, size=(m, reps, int(self.d))), axis=0)
-                gaps = np.sum(np.diff(x, axis=0), axis=2) / int(self.d)      # (m-1, reps)
-            keys[i] = float(np.mean(np.percentile(gaps, q, axis=0)))
+        m, reps, q, d = self.simulation_size, int(self.repetitions), float(self.percentile), int(self.d)
         sig = np.asarray(self.sigmas, dtype=np.float64)
+        if self.table_draws == "shared":
+            keys = sig * unit_gap_percentile(m, reps, q, d, self.table_dims, int(self.table_seed))
+        else:
+            rng = np.random.default_rng(int(self.table_seed))
+            keys = np.array([_simulated_gap_percentile(rng, m, reps, q, s, d, self.table_dims) for s in self.sigmas])
         keys.setflags(write=False)
         sig.setflags(write=False)
         return keys, sig

@@ -235,14 +235,15 @@ def centreness_from_rank(r: np.ndarray, n_tilde: float, t: float, q: float, *, v
     ``(t − 2q)/(1 − 2q) + (ñ/2 − |r − ñ/2|)·(1 − t)/(ñ/2 − ñq)`` otherwise.
     Values: ``c(0) = c(ñ) = 0``, ``c(ñq) = t``, ``c(ñ/2) = 1``.  ``validate=False`` skips the validity rules
     of :func:`check_parameters` (to study invalid regimes such as ``t < 2q``; ``0 < q < 1/2`` and ``ñ > 0`` are
-    still needed for the formula to be defined).
+    still needed for the formula to be defined).  With ``validate=False`` ``n_tilde`` may also be an array
+    broadcast against ``r`` (one ñ per node, as :class:`algorithms.dpm.dpm.DPM` scores all nodes at once).
     """
     if validate:
         check_parameters(t, q, 1.0, n_tilde=n_tilde)
-    elif not (0.0 < float(q) < 0.5 and float(n_tilde) > 0.0):
+    elif not (0.0 < float(q) < 0.5 and np.all(np.asarray(n_tilde, dtype=np.float64) > 0.0)):
         raise ValueError(f"the centreness formula needs 0 < q < 1/2 and n_tilde > 0, got q={q!r}, n_tilde={n_tilde!r}")
     r = np.asarray(r, dtype=np.float64)
-    n = float(n_tilde)
+    n = np.asarray(n_tilde, dtype=np.float64)         # a scalar, or one ñ per row broadcast against r
     half = 0.5 * n
     nq = n * float(q)
     dist = np.abs(r - half)
