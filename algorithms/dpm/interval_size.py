@@ -298,7 +298,7 @@ def dp_percentile_cdf(values: object, p: float, epsilon: float, bounds: tuple[fl
     v = _as_thresholds(points, "points")
     widths = np.diff(edges)
     left = edges[:-1]
-    with np.errstate(divide="ignore", invalid="ignore"):
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         frac = np.where(widths > 0, np.clip((v[:, None] - left) / widths, 0.0, 1.0),
                         (v[:, None] >= left).astype(np.float64))
     return np.clip(frac @ probs, 0.0, 1.0)
@@ -511,6 +511,12 @@ class IntervalSizeEst:
         probs = np.empty_like(probs_sorted)
         probs[order] = probs_sorted
         return sig / 2.0, probs
+
+    def log_pmf(self, x: object) -> tuple[np.ndarray, np.ndarray]:
+        """The exact law of β in the form ``dpverify``'s exact checks read: ``(betas, log_probs)``."""
+        betas, probs = self.beta_pmf(x)
+        with np.errstate(divide="ignore"):
+            return betas, np.log(probs)
 
     # -- samplers ----------------------------------------------------------------------------------
     def __call__(self, x: object, n: int, rng: np.random.Generator) -> np.ndarray:
