@@ -13,9 +13,10 @@ A result without a violation means *no violation detected at this sample budget*
 from dpverify.audit import audit
 from dpverify.em_check import EMCheckResult, check_exponential_mechanism
 from dpverify.errors import DPVerifyError, InputError, MechanismError, SuiteError
+from dpverify.ledger import check_ledger
 from dpverify.replay import ReplayResult, frozen_noise_replay
 from dpverify.sensitivity import SensitivityResult, check_sensitivity
-from dpverify.result import AuditResult, EventTest, Witness
+from dpverify.result import AuditResult, EventTest, LedgerResult, Witness
 
 __version__ = "0.1.0"
 
@@ -28,6 +29,8 @@ __all__ = [
     "SensitivityResult",
     "frozen_noise_replay",
     "ReplayResult",
+    "check_ledger",
+    "LedgerResult",
     "EventTest",
     "Witness",
     "DPVerifyError",

@@ -1,8 +1,9 @@
-"""Result objects of the black-box audit.
+"""Result objects of the black-box audit and of the budget-ledger check.
 
 Shaped like ``scipy.stats`` results: named fields, never bare tuples.  The wording rule of the project
-holds here: a result without a violation says *no violation detected at this sample budget*, never
-that the mechanism *is* differentially private.
+holds here: a result without a violation says *no violation detected at this sample budget* (or, for a
+ledger, *the recorded charges compose to at most the claim*), never that the mechanism *is* differentially
+private.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
-from dpverify.jsonsafe import json_float
+from dpverify.jsonsafe import json_clean, json_float
 from dpverify.neighbours import Pair
 
 
@@ -197,3 +198,126 @@ class AuditResult:
             "workers": self.workers,
             "notes": list(self.notes),
         }
+
+
+def _eps_delta(eps: float, delta: float, claim_delta: float) -> str:
+    """``Σε = a`` plus ``, Σδ = b`` when the claim or the total has a δ."""
+    return f"Σε = {eps:.6g}" + (f", Σδ = {delta:.6g}" if claim_delta > 0 or delta > 0 else "")
+
+
+@dataclass(frozen=True, eq=False)
+class LedgerResult:
+    """Outcome of :func:`dpverify.check_ledger`: the charges a mechanism records, recomposed by basic composition.
+
+    Per run, ``Σε`` and ``Σδ`` are the sums over the recorded charges (a charge run in parallel on ``k`` disjoint
+    subsets counts once).  ``run_totals`` holds ``(Σε, Σδ)`` of every run; ``violation`` is whether some run's
+    total exceeds the claim ``·(1 + rtol)`` in ε or in δ.  The *worst run* (index ``worst_run``) is a violating
+    run if there is one, else the run spending the most ε (then δ); ``total_epsilon``, ``total_delta``,
+    ``charges`` (plain dicts), ``by_kind`` (``{kind: {"epsilon", "delta", "charges"}}``) and ``by_level``
+    (``{level: Σε}``, ``None`` for charges outside the recursion) describe it.  ``min_total_epsilon`` is the
+    least ε any run spent (a recursion that stops early spends less).
+
+    A result without a violation means *the recorded charges compose to at most the claim (basic
+    composition)* -- the declared accounting adds up.  It says nothing about whether each call is as private
+    as it declares (that is what the statistical, exact and replay checks are for).
+    """
+
+    mechanism: str
+    claimed_epsilon: float
+    claimed_delta: float
+    total_epsilon: float
+    total_delta: float
+    min_total_epsilon: float
+    worst_run: int
+    run_totals: tuple[tuple[float, float], ...]
+    charges: tuple[dict[str, Any], ...]
+    by_kind: dict[str, dict[str, float]]
+    by_level: dict[int | None, float]
+    runs: int
+    seed: int
+    rtol: float
+
+    @property
+    def max_total_epsilon(self) -> float:
+        """The largest ``Σε`` over the runs."""
+        return max(e for e, _ in self.run_totals)
+
+    @property
+    def max_total_delta(self) -> float:
+        """The largest ``Σδ`` over the runs."""
+        return max(d for _, d in self.run_totals)
+
+    @property
+    def violation(self) -> bool:
+        """Some run's recorded charges compose to more than the claim (beyond ``rtol``) in ε or in δ."""
+        return (self.max_total_epsilon > self.claimed_epsilon * (1.0 + self.rtol)
+                or self.max_total_delta > self.claimed_delta * (1.0 + self.rtol))
+
+    @property
+    def verdict(self) -> str:
+        """``"violation"`` or ``"pass"`` (= the recorded charges compose to at most the claim)."""
+        return "violation" if self.violation else "pass"
+
+    @property
+    def slack_epsilon(self) -> float:
+        """``claimed ε − Σε`` of the worst run (negative for an ε violation)."""
+        return self.claimed_epsilon - self.total_epsilon
+
+    @property
+    def slack_delta(self) -> float:
+        """``claimed δ − Σδ`` of the worst run (negative for a δ violation)."""
+        return self.claimed_delta - self.total_delta
+
+    def _kinds(self) -> str:
+        parts = [f"{k} ε={v['epsilon']:.4g}" + (f" δ={v['delta']:.3g}" if v["delta"] > 0 else "")
+                 for k, v in self.by_kind.items()]
+        return "; ".join(parts) if parts else "no charges"
+
+    def summary(self) -> str:
+        """One paragraph: verdict, totals against the claim, the spending by kind."""
+        claim = f"ε = {self.claimed_epsilon:g}" + (f", δ = {self.claimed_delta:g}" if self.claimed_delta > 0 else "")
+        totals = _eps_delta(self.total_epsilon, self.total_delta, self.claimed_delta)
+        spread = (f"Σε over the runs from {self.min_total_epsilon:.6g} to {self.max_total_epsilon:.6g}"
+                  if self.min_total_epsilon != self.max_total_epsilon else "the same Σε in every run")
+        head = f"{self.mechanism}: "
+        if self.violation:
+            over = []
+            if self.total_epsilon > self.claimed_epsilon * (1.0 + self.rtol):
+                over.append(f"Σε = {self.total_epsilon:.6g} > ε = {self.claimed_epsilon:g}")
+            if self.total_delta > self.claimed_delta * (1.0 + self.rtol):
+                over.append(f"Σδ = {self.total_delta:.6g} > δ = {self.claimed_delta:g}")
+            return (f"{head}VIOLATION of the claim {claim}: the charges recorded in run {self.worst_run} of "
+                    f"{self.runs} compose (basic composition) to {' and '.join(over)}; {len(self.charges)} "
+                    f"charges, by kind: {self._kinds()}; {spread}.")
+        return (f"{head}the recorded charges compose to at most the claim (basic composition): {totals} "
+                f"within {claim} (ε slack {self.slack_epsilon:.4g}) in the worst of {self.runs} runs; "
+                f"{len(self.charges)} charges, by kind: {self._kinds()}; {spread}.  This checks the declared "
+                "accounting only, not that each call is as private as it declares.")
+
+    def __str__(self) -> str:
+        return self.summary()
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready dict; ``by_level`` keys are the levels as strings (``"none"`` outside the recursion)."""
+        return json_clean({
+            "verdict": self.verdict,
+            "violation": self.violation,
+            "mechanism": self.mechanism,
+            "claimed_epsilon": self.claimed_epsilon,
+            "claimed_delta": self.claimed_delta,
+            "total_epsilon": self.total_epsilon,
+            "total_delta": self.total_delta,
+            "slack_epsilon": self.slack_epsilon,
+            "slack_delta": self.slack_delta,
+            "max_total_epsilon": self.max_total_epsilon,
+            "max_total_delta": self.max_total_delta,
+            "min_total_epsilon": self.min_total_epsilon,
+            "worst_run": self.worst_run,
+            "runs": self.runs,
+            "seed": self.seed,
+            "rtol": self.rtol,
+            "run_totals": [list(t) for t in self.run_totals],
+            "charges": list(self.charges),
+            "by_kind": self.by_kind,
+            "by_level": {("none" if k is None else str(k)): v for k, v in self.by_level.items()},
+        })
