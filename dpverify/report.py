@@ -152,13 +152,16 @@ def _ok(o: EntryOutcome) -> str:
 def _found(o: EntryOutcome) -> str:
     """The ε the entry established: a lower confidence bound (statistical), ``=x`` an exact loss (exact),
     ``p=x`` the goodness-of-fit p-value (em), ``Δ=x`` the largest change found (sensitivity), ``r=x`` the largest
-    step change over its declared sensitivity (replay)."""
+    step change over its declared sensitivity (replay), ``Σε=x`` the recorded charges of the worst run composed
+    (ledger)."""
     if o.kind == "exact" and o.epsilon_lower_bound is not None:
         return "=" + _fmt(o.epsilon_lower_bound)
     if o.kind == "sensitivity" and o.details is not None and "max_change" in o.details:
         return "Δ=" + _fmt(float(o.details["max_change"]))
     if o.kind == "replay" and o.details is not None and "max_ratio" in o.details:
         return "r=" + _fmt(float(o.details["max_ratio"]))
+    if o.kind == "ledger" and o.details is not None and "total_epsilon" in o.details:
+        return "Σε=" + _fmt(float(o.details["total_epsilon"]))
     if o.kind == "em" and o.details is not None and "pvalue" in o.details:
         p = o.details["pvalue"]
         return "p=" + (f"{p:.2g}" if isinstance(p, float) else str(p))

@@ -13,7 +13,8 @@ A suite file holds one ``[suite]`` table and any number of ``[[entry]]`` tables:
 
     [[entry]]
     id = "laplace"                                   # unique within the suite
-    kind = "statistical"                             # statistical | exact | em (see below)
+    kind = "statistical"                             # statistical | exact | em | sensitivity | replay
+                                                     # | ledger (see below)
     mechanism = "algorithms.classic.laplace:Laplace" # "module:attribute"
     params = { epsilon = 0.1 }                       # a class is instantiated with them,
                                                      # a function wrapped with functools.partial
@@ -33,6 +34,16 @@ A suite file holds one ``[suite]`` table and any number of ``[[entry]]`` tables:
     quick = { samples = 100000, search_samples = 50000 }
     full  = { samples = 2000000, search_samples = 500000 }
 
+    [[entry]]
+    id = "dpm-ledger"
+    kind = "ledger"                                  # the privacy charges one run records, recomposed
+    mechanism = "algorithms.dpm.dpm:DPM"             # instances have privacy_ledger(x, rng)
+    params = { epsilon = 1.0 }
+    input = [0.1, 0.4, 0.5]                          # or { build = "module:function", params = {...} }
+    claim = { epsilon = 1.0, delta = 1e-6 }          # the claimed total budget
+    expect = "pass"
+    runs = 20                                        # optional: independent runs (default 20)
+
 Kinds.  ``statistical``: the black-box audit (:func:`dpverify.audit`) with the entry's budget.  ``exact``: the
 mechanism's exact output law (``log_pmf``/``pmf``) on the pairs (:func:`dpverify.exact.exact_audit`), or -- with
 ``search = { base_radius = 2.0, restarts = 8, random_pairs = 16, polish = true, domain = [0, 1], grid = 21,
@@ -40,7 +51,9 @@ max_evaluations = 5000 }`` (every key optional) and an ``input`` with a ``relati
 :func:`dpverify.worst_pair.worst_pair_search`; budgets do not apply.  ``em``: the sampler's frequencies against
 ``softmax(ε·u/(2Δu))`` (:func:`dpverify.em_check.check_exponential_mechanism`) with ``input`` (passed to the
 sampler), optional ``utilities`` (default: the input) and ``sensitivity`` (default 1); ``quick``/``full`` give
-the samples; ``claim.epsilon`` is the ε the sampler claims.
+the samples; ``claim.epsilon`` is the ε the sampler claims.  ``ledger``: the charges the mechanism's
+``privacy_ledger(x, rng)`` records on ``input`` in ``runs`` runs, recomposed by basic composition against the
+claim (:func:`dpverify.ledger.check_ledger`); it takes no pairs, relation or budgets.
 
 Lists of numbers become numpy arrays (``int64`` when every element is an integer, else ``float64``);
 scalars stay Python ``int``/``float``; TOML ``nan``/``inf`` are allowed.
@@ -117,7 +130,7 @@ __all__ = [
     "audit",
 ]
 
-SUPPORTED_KINDS: tuple[str, ...] = ("statistical", "exact", "em", "sensitivity", "replay")
+SUPPORTED_KINDS: tuple[str, ...] = ("statistical", "exact", "em", "sensitivity", "replay", "ledger")
 #: Norms a sensitivity claim can be made in.
 NORMS: tuple[str, ...] = ("l1", "l2", "linf")
 EXPECTATIONS: tuple[str, ...] = ("pass", "violation")
@@ -126,6 +139,8 @@ MODES: tuple[str, ...] = ("quick", "full")
 
 #: Runs per pair of a replay entry that gives no ``runs``.
 DEFAULT_REPLAY_RUNS = 32
+#: Runs of a ledger entry that gives no ``runs`` (the default of :func:`dpverify.ledger.check_ledger`).
+DEFAULT_LEDGER_RUNS = 20
 
 #: Budgets of entries (and suites) that name none.
 DEFAULT_BUDGETS: dict[str, tuple[int, int | None]] = {
@@ -610,6 +625,9 @@ def _entry(raw: Any, index: int, suite: str, path: Path, budgets: dict[str, Budg
             raise _err(where, "random_pairs", f"expected an integer >= 0, got {random_pairs!r}",
                        "write random_pairs = 10")
         has_pairs = has_input = has_rel = False
+    if kind == "ledger":
+        inp = _ledger_input(raw, where)
+        has_pairs = has_input = has_rel = False
     if kind == "em":
         inp = _value_or_builder(raw["input"], where, "input")
         has_pairs = has_input = has_rel = False
@@ -619,7 +637,7 @@ def _entry(raw: Any, index: int, suite: str, path: Path, budgets: dict[str, Budg
     if has_pairs and has_input:
         raise _err(where, "input", "gives both pairs and an input",
                    "keep either pairs = [[x0, x1], ...] or input = ... with relation = {...}, not both")
-    if kind in ("em", "sensitivity"):
+    if kind in ("em", "sensitivity", "ledger"):
         pass
     elif has_pairs:
         pairs = _pairs(raw["pairs"], where)
@@ -694,14 +712,34 @@ def _function_alias(raw: dict[str, Any], where: str) -> dict[str, Any]:
 
 
 def _runs(raw: dict[str, Any], kind: str, where: str) -> int:
+    default = DEFAULT_LEDGER_RUNS if kind == "ledger" else DEFAULT_REPLAY_RUNS
     if "runs" not in raw:
-        return DEFAULT_REPLAY_RUNS
-    if kind != "replay":
-        raise _err(where, "runs", f"only replay entries take runs (this entry is {kind!r})", "remove runs")
+        return default
+    if kind not in ("replay", "ledger"):
+        raise _err(where, "runs", f"only replay and ledger entries take runs (this entry is {kind!r})", "remove runs")
     runs = raw["runs"]
     if not _is_int(runs) or runs < 1:
-        raise _err(where, "runs", f"expected an integer >= 1, got {runs!r}", "write runs = 32")
+        raise _err(where, "runs", f"expected an integer >= 1, got {runs!r}", f"write runs = {default}")
     return int(runs)
+
+
+#: Keys a ledger entry refuses: it runs on one input and draws no samples for a test.
+_LEDGER_UNUSED_KEYS = ("pairs", "relation", "random_pairs", "quick", "full", *_AUDIT_OPTION_KEYS)
+
+
+def _ledger_input(raw: dict[str, Any], where: str) -> Any:
+    """The input of a ``ledger`` entry (a value or a builder); the keys it has no use for are errors."""
+    for key in _LEDGER_UNUSED_KEYS:
+        if key in raw:
+            on_pairs = key in ("pairs", "relation", "random_pairs")
+            what = ("runs privacy_ledger(x, rng) on one input, not on pairs" if on_pairs
+                    else "draws no samples and runs no statistical test")
+            raise _err(where, key, f"a ledger entry {what}",
+                       f"remove {key}; a ledger entry takes input = [...] and optionally runs = {DEFAULT_LEDGER_RUNS}")
+    if "input" not in raw:
+        raise _err(where, "input", "missing: a ledger entry needs the input privacy_ledger(x, rng) runs on",
+                   'add input = [...] or input = { build = "module:function", params = { ... } }')
+    return _value_or_builder(raw["input"], where, "input")
 
 
 def _kind_options(raw: dict[str, Any], kind: str, where: str) -> tuple[dict[str, Any] | None, Any, float | None]:
@@ -922,19 +960,18 @@ def resolve(import_path: str, *, where: str | None = None, search_paths: Sequenc
 
 
 def build_mechanism(entry: Entry) -> Callable[..., Any]:
-    """The entry's mechanism ``mechanism(x, n, rng) -> ndarray``.
+    """The entry's mechanism ``mechanism(x, n, rng) -> ndarray`` (a ledger entry: an object with
+    ``privacy_ledger(x, rng)``).
 
     A class is instantiated with ``params``; a function is wrapped with
     ``functools.partial(f, **params)`` (after checking the keywords against its signature).
     """
     obj = resolve(entry.mechanism, where=entry.where, search_paths=entry.import_paths)
     params = dict(entry.params)
+    if entry.kind == "ledger":
+        return _ledger_object(entry, obj, params)
     if inspect.isclass(obj):
-        try:
-            mech = obj(**params)
-        except Exception as exc:  # noqa: BLE001 -- report any constructor failure as a suite error
-            raise _err(entry.where, "params", f"{entry.mechanism}(**{params!r}) raised "
-                       f"{type(exc).__name__}: {exc}", "fix params to match the class's constructor") from None
+        mech = _instantiate(entry, obj, params)
         if not callable(mech):
             raise _err(entry.where, "mechanism", f"an instance of {entry.mechanism} is not callable",
                        "name a class whose instances are mechanism(x, n, rng), or such a function")
@@ -952,6 +989,28 @@ def build_mechanism(entry: Entry) -> Callable[..., Any]:
     except ValueError:
         pass  # no signature available (builtins): let the call decide
     return functools.partial(obj, **params)
+
+
+def _instantiate(entry: Entry, cls: type, params: dict[str, Any]) -> Any:
+    try:
+        return cls(**params)
+    except Exception as exc:  # noqa: BLE001 -- report any constructor failure as a suite error
+        raise _err(entry.where, "params", f"{entry.mechanism}(**{params!r}) raised "
+                   f"{type(exc).__name__}: {exc}", "fix params to match the class's constructor") from None
+
+
+def _ledger_object(entry: Entry, obj: Any, params: dict[str, Any]) -> Any:
+    """A ledger entry's object: an instance of the named class (made with ``params``) or the named object itself;
+    either must have ``privacy_ledger(x, rng)``."""
+    if inspect.isclass(obj):
+        obj = _instantiate(entry, obj, params)
+    elif params:
+        raise _err(entry.where, "params", f"{entry.mechanism} is not a class, so it takes no params",
+                   "name a class (instantiated with params) whose instances have privacy_ledger(x, rng)")
+    if not callable(getattr(obj, "privacy_ledger", None)):
+        raise _err(entry.where, "mechanism", f"{entry.mechanism} has no privacy_ledger(x, rng) method",
+                   "name a class whose instances return the charges of one run from privacy_ledger(x, rng)")
+    return obj
 
 
 def build_pairs(entry: Entry, seed: int | None = None) -> list[Pair]:
@@ -1066,6 +1125,8 @@ def run_entry(entry: Entry, mode: str = "quick", run_seed: int = 0, workers: int
             return _run_sensitivity(entry, mechanism, mode, seed, t0)
         if entry.kind == "replay":
             return _run_replay(entry, mechanism, mode, seed, t0)
+        if entry.kind == "ledger":
+            return _run_ledger(entry, mechanism, mode, seed, t0)
         return _run_statistical(entry, mechanism, mode, seed, t0, workers)
     except DPVerifyError as exc:
         return _outcome(entry, mode, seed, outcome="error", matched=False, error=str(exc),
@@ -1168,6 +1229,19 @@ def _run_replay(entry: Entry, mechanism: Any, mode: str, seed: int, t0: float) -
     return _outcome(entry, mode, seed, outcome=outcome, matched=outcome == entry.expect, samples=entry.runs,
                     search_samples=None, seconds=time.perf_counter() - t0, witness=details["witness"],
                     details=details, result=result)
+
+
+def _run_ledger(entry: Entry, mechanism: Any, mode: str, seed: int, t0: float) -> EntryOutcome:
+    """A ``ledger`` entry: the charges of ``runs`` runs on the entry's input, recomposed against the claim."""
+    from dpverify.ledger import check_ledger
+
+    assert entry.claim.epsilon is not None
+    result = check_ledger(mechanism, _built_input(entry, entry.input), entry.claim.epsilon, entry.claim.delta,
+                          runs=entry.runs, seed=seed)
+    outcome = "violation" if result.violation else "pass"
+    return _outcome(entry, mode, seed, outcome=outcome, matched=outcome == entry.expect, samples=entry.runs,
+                    search_samples=None, seconds=time.perf_counter() - t0, details=result.to_dict(),
+                    result=result)
 
 
 def run_suites(

@@ -80,3 +80,26 @@ def rr_wrong_formula(x, n, rng, epsilon=0.5, k=4):
     keep = rng.random(n) < np.exp(epsilon) / (1.0 + np.exp(epsilon))
     other = (x + rng.integers(1, k, size=n)) % k
     return np.where(keep, x, other).astype(np.int64)
+
+
+class LedgerRecursion:
+    """A composed mechanism that keeps a privacy-budget ledger (the protocol ``privacy_ledger(x, rng)``).
+
+    A recursion of random depth 1..``levels`` spends ``overspend·ε/(2·levels)`` on a count per level (level ``l``
+    runs on ``2**l`` disjoint cells) and ``overspend·ε/2`` plus ``δ`` on a final average over the leaves: the full
+    depth spends ``overspend·(ε, δ)``, an early stop less.  ``overspend > 1`` is the broken twin.
+    """
+
+    def __init__(self, epsilon: float = 1.0, delta: float = 0.0, levels: int = 3, overspend: float = 1.0) -> None:
+        self.epsilon, self.delta, self.levels, self.overspend = epsilon, delta, levels, overspend
+
+    def privacy_ledger(self, x, rng):
+        from types import SimpleNamespace
+
+        depth = int(rng.integers(1, self.levels + 1))
+        eps = self.overspend * self.epsilon
+        charges = [SimpleNamespace(kind="count", epsilon=eps / (2 * self.levels), delta=0.0, level=lv,
+                                   subset=f"cells of level {lv}", parallel=2**lv) for lv in range(depth)]
+        charges.append(SimpleNamespace(kind="average", epsilon=eps / 2, delta=self.overspend * self.delta,
+                                       level=None, subset="leaves", parallel=2**depth))
+        return charges

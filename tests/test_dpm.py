@@ -270,3 +270,30 @@ def test_synth_scale_run_is_reasonable() -> None:
     assert 8 <= run.n_clusters <= 32
     dist = np.sqrt(((run.centres[:, None, :] - centres[None]) ** 2).sum(-1)).min(axis=1)
     assert np.median(dist) < 20.0          # the box is 200 wide; a centre within 20 of a true blob centre
+
+
+def test_audit_views_follow_the_sampler_contract() -> None:
+    from algorithms.dpm.examples import pivot_pairs
+    from algorithms.dpm.outputs import DPMOutput
+
+    x = pivot_pairs(10, 10, 0.2, 0.8, 0.5)[0][1]
+    params = dict(epsilon=10.0, delta=1e-6, bounds=[0.0, 1.0], d=1, tau_r=2, sigmas=[0.1, 0.2, 0.4, 0.8])
+    shapes = {"n_clusters": (50,), "first_split": (50,), "beta": (50,), "structure": (50, 3), "first_centre": (50, 1)}
+    for view, shape in shapes.items():
+        out = DPMOutput(view, **params)(x, 50, np.random.default_rng(0))
+        assert out.shape == shape and np.all(np.isfinite(out)), view
+    s = DPMOutput("structure", **params)(x, 200, np.random.default_rng(1))
+    b = DPMOutput("beta", **params)(x, 200, np.random.default_rng(1))
+    assert np.allclose(np.asarray(params["sigmas"])[s[:, 2]] / 2.0, b)        # same runs, same seed
+    assert set(np.unique(s[:, 0])) <= {1, 2, 3, 4} and np.all(s[:, 1] >= 0)
+    with pytest.raises(ValueError, match="view"):
+        DPMOutput("centres", **params)
+
+
+def test_opposite_gap_pair_makes_every_averaged_gap_move() -> None:
+    from algorithms.dpm.examples import opposite_gap_pairs
+    from algorithms.dpm.interval_size import averaged_gaps
+
+    (d0, d1), = opposite_gap_pairs(6, 21.0)      # unit = 21/(6·7/2) = 1
+    assert np.allclose(averaged_gaps(d0), 3.5) and np.allclose(averaged_gaps(d1), 3.0)
+    assert d0.min() >= 0.0 and d1.max() <= 21.0

@@ -593,3 +593,98 @@ def test_sensitivity_and_replay_entries_run(tmp_path: Path) -> None:
     assert all(o.matched for o in outcomes[:1]) and outcomes[1].matched is False
     assert outcomes[0].details["max_change"] == pytest.approx(1.0)
     assert outcomes[2].details["witness"]["label"].startswith("pair[1]")
+
+
+# -- ledger entries -------------------------------------------------------------------------------------------
+TESTS = Path(__file__).parent
+LEDGER_HEAD = HEAD.replace("import_paths = [", f'import_paths = ["{TESTS.as_posix()}", ')
+
+
+def _ledger(**over: str | None) -> str:
+    base = {"kind": '"ledger"', "mechanism": '"audit_mechs:LedgerRecursion"', "params": "{ epsilon = 1.0 }",
+            "claim": "{ epsilon = 1.0 }", "pairs": None, "input": "[0.1, 0.5]"}
+    base.update(over)
+    return entry_toml(**base)
+
+
+def test_ledger_entries_run_and_report(tmp_path: Path) -> None:
+    import json
+
+    from dpverify import LedgerResult
+    from dpverify.report import format_table, report_dict
+
+    body = (_ledger(id='"ok"', params="{ epsilon = 1.0, delta = 1e-6 }", claim="{ epsilon = 1.0, delta = 1e-6 }",
+                    runs="8")
+            + _ledger(id='"overspends"', params="{ epsilon = 1.0, overspend = 1.5 }", expect='"violation"')
+            + _ledger(id='"delta-on-pure-claim"', params="{ epsilon = 0.5, delta = 1e-6 }", expect='"violation"',
+                      input='{ build = "numpy:zeros", params = { shape = 3 } }'))
+    suite = load_suite(write(tmp_path, body, head=LEDGER_HEAD))
+    ok, over, pure = suite.entries
+    assert ok.kind == "ledger" and ok.runs == 8 and over.runs == suite_mod.DEFAULT_LEDGER_RUNS == 20
+    assert ok.claim == Claim(1.0, 1e-6) and ok.input.tolist() == [0.1, 0.5]
+    outcomes = run_suites([suite])
+    assert [o.outcome for o in outcomes] == ["pass", "violation", "violation"]
+    assert all(o.matched for o in outcomes)
+    assert outcomes[0].details["total_epsilon"] == pytest.approx(1.0)  # the full depth is reached in 8 runs
+    assert outcomes[0].samples == 8 and outcomes[0].error is None
+    assert outcomes[1].details["total_epsilon"] == pytest.approx(1.5)
+    assert outcomes[2].details["total_delta"] == 1e-6 and outcomes[2].details["total_epsilon"] <= 0.5 + 1e-12
+    assert isinstance(outcomes[0].result, LedgerResult)
+    table = format_table(outcomes)
+    assert "Σε=1 " in table and "Σε=1.5" in table and "3/3 entries as expected" in table
+    doc = json.loads(json.dumps(report_dict(outcomes, {"mode": "quick", "seed": 0}), allow_nan=False))
+    assert doc["entries"][1]["details"]["by_kind"]["count"]["charges"] >= 1
+    # one seed, one result
+    again = run_suites([suite])
+    assert [o.details for o in again] == [o.details for o in outcomes]
+
+
+LEDGER_ERRORS = [
+    ("no input", _ledger(input=None), ["key 'input'", "privacy_ledger(x, rng)"]),
+    ("pairs", _ledger(input=None, pairs="[[0.0, 1.0]]"), ["key 'pairs'", "one input"]),
+    ("relation", _ledger(relation='{ kind = "add_remove" }'), ["key 'relation'", "one input"]),
+    ("random_pairs", _ledger(random_pairs="3"), ["key 'random_pairs'"]),
+    ("budget", _ledger(quick="{ samples = 10 }"), ["key 'quick'", "draws no samples", "runs = 20"]),
+    ("audit option", _ledger(alpha="0.05"), ["key 'alpha'", "no statistical test"]),
+    ("no claim", _ledger(claim=None), ["key 'claim'", "missing required key"]),
+    ("sensitivity claim", _ledger(claim="{ sensitivity = 1.0 }"), ["key 'sensitivity'", "epsilon, delta"]),
+    ("claim without epsilon", _ledger(claim="{ delta = 1e-6 }"), ["key 'claim.epsilon'"]),
+    ("bad delta", _ledger(claim="{ epsilon = 1.0, delta = 2.0 }"), ["key 'claim.delta'"]),
+    ("bad runs", _ledger(runs="0"), ["key 'runs'", "integer >= 1", "runs = 20"]),
+    ("search", _ledger(search="{ restarts = 2 }"), ["key 'search'"]),
+    ("utilities", _ledger(utilities="[1.0]"), ["key 'utilities'"]),
+    ("unknown key", _ledger(run="3"), ["key 'run'", "did you mean 'runs'"]),
+]
+
+
+@pytest.mark.parametrize("body, needles", [c[1:] for c in LEDGER_ERRORS], ids=[c[0] for c in LEDGER_ERRORS])
+def test_ledger_entry_errors(tmp_path: Path, body: str, needles: list[str]) -> None:
+    p = write(tmp_path, body, head=LEDGER_HEAD)
+    with pytest.raises(SuiteError) as info:
+        load_suite(p)
+    msg = str(info.value)
+    assert f"{p}: entry 'e1'" in msg and ";" in msg
+    for needle in needles:
+        assert needle in msg, (needle, msg)
+
+
+def test_ledger_mechanism_errors(tmp_path: Path) -> None:
+    no_ledger = load_suite(write(tmp_path, _ledger(mechanism='"audit_mechs:laplace"', params=None),
+                                 head=LEDGER_HEAD)).entries[0]
+    with pytest.raises(SuiteError, match=r"entry 'e1': key 'mechanism': audit_mechs:laplace has no "
+                                         r"privacy_ledger\(x, rng\) method"):
+        build_mechanism(no_ledger)
+    with pytest.raises(SuiteError, match="privacy_ledger"):
+        preflight([no_ledger])
+    params_on_function = load_suite(write(tmp_path, _ledger(mechanism='"audit_mechs:laplace"'),
+                                          head=LEDGER_HEAD)).entries[0]
+    with pytest.raises(SuiteError, match="key 'params': audit_mechs:laplace is not a class"):
+        build_mechanism(params_on_function)
+    bad_params = load_suite(write(tmp_path, _ledger(params="{ eps = 1.0 }"), head=LEDGER_HEAD)).entries[0]
+    with pytest.raises(SuiteError, match="key 'params'.*unexpected keyword"):
+        build_mechanism(bad_params)
+    # a privacy_ledger that raises is an entry error naming the input, and the run goes on
+    raising = load_suite(write(tmp_path, _ledger(params="{ levels = 0 }"), head=LEDGER_HEAD)).entries[0]
+    out = run_entry(raising)
+    assert out.outcome == "error" and not out.matched
+    assert "privacy_ledger raised ValueError" in out.error and "[0.1, 0.5]" in out.error
