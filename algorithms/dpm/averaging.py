@@ -43,15 +43,13 @@ import math
 from dataclasses import dataclass, field
 
 import numpy as np
-from scipy.optimize import brentq
-from scipy.special import log_ndtr
 
+from algorithms.classic.gaussian import analytic_gaussian_sigma, gaussian_delta
 from algorithms.classic._validation import (
     check_choice,
     check_delta,
     check_epsilon,
     check_n,
-    check_positive,
     check_positive_int,
 )
 from algorithms.dpm.score import check_bounds
@@ -121,65 +119,12 @@ def sum_l2_sensitivity(bounds: tuple[float, float], d: int, relation: str = "add
 
 
 # -- analytic Gaussian calibration (Balle & Wang 2018) ------------------------------------------
-def _log_phi_diff(epsilon: float, x1: float, x2: float) -> float:
-    """``log(Φ(x1) − e^ε Φ(x2))`` in log space (``-inf`` if the difference is ``≤ 0``)."""
-    l1 = float(log_ndtr(x1))
-    l2 = epsilon + float(log_ndtr(x2))
-    if l2 >= l1:
-        return -math.inf
-    return l1 + math.log(-math.expm1(l2 - l1))
-
-
+# One implementation, in :mod:`algorithms.classic.gaussian` (the log-space privacy profile and the σ solver);
+# re-exported here under the names this module's callers use.
 def gaussian_privacy_profile(epsilon: float, sigma: float, sensitivity: float) -> float:
-    """Exact ``δ(ε)`` of ``N(0, σ²)`` noise on a query of ℓ2 sensitivity ``Δ`` (Balle & Wang 2018,
-    Theorem 8): ``Φ(Δ/(2σ) − εσ/Δ) − e^ε Φ(−Δ/(2σ) − εσ/Δ)``, evaluated in log space."""
-    eps = float(epsilon)
-    if not math.isfinite(eps) or eps < 0.0:
-        raise ValueError(f"epsilon must be finite and >= 0, got {epsilon!r}")
-    s = check_positive("sigma", sigma)
-    delta_ = check_positive("sensitivity", sensitivity)
-    a = delta_ / (2.0 * s) - eps * s / delta_
-    b = -delta_ / (2.0 * s) - eps * s / delta_
-    return math.exp(_log_phi_diff(eps, a, b))
-
-
-def analytic_gaussian_sigma(epsilon: float, delta: float, sensitivity: float) -> float:
-    """The analytic Gaussian mechanism's σ (Balle & Wang 2018, Algorithm 1), for any ``ε > 0``.
-
-    ``δ₀ = Φ(0) − e^ε Φ(−√(2ε))``.  If ``δ ≥ δ₀``: ``v* = sup{v ≥ 0 : B⁺(v) ≤ δ}`` with
-    ``B⁺(v) = Φ(√(εv)) − e^ε Φ(−√(ε(v+2)))`` and ``α = √(1 + v*/2) − √(v*/2)``; else
-    ``u* = inf{u ≥ 0 : B⁻(u) ≤ δ}`` with ``B⁻(u) = Φ(−√(εu)) − e^ε Φ(−√(ε(u+2)))`` and
-    ``α = √(1 + u*/2) + √(u*/2)``.  Then ``σ = α·Δ/√(2ε)``.  ``B^±`` are monotone; the root is
-    found with :func:`scipy.optimize.brentq` on ``log B^± − log δ`` (relative precision, no
-    cancellation for tiny δ), and σ is nudged up until ``δ(ε; σ) ≤ δ`` holds in floating point.
-    At the result, :func:`gaussian_privacy_profile` ``(ε, σ, Δ) = δ`` up to ~1e-12 relative.
-    """
-    eps = check_epsilon(epsilon)
-    target = check_delta(delta)
-    sens = check_positive("sensitivity", sensitivity)
-    log_target = math.log(target)
-    log_delta0 = _log_phi_diff(eps, 0.0, -math.sqrt(2.0 * eps))
-
-    if log_target >= log_delta0:
-        def f(v: float) -> float:                       # increasing in v
-            return _log_phi_diff(eps, math.sqrt(eps * v), -math.sqrt(eps * (v + 2.0))) - log_target
-        lo, hi = 0.0, 1.0
-        while f(hi) <= 0.0:
-            lo, hi = hi, hi * 2.0
-        v = 0.0 if f(0.0) >= 0.0 else brentq(f, lo, hi, xtol=1e-300, rtol=4 * np.finfo(float).eps, maxiter=1000)
-        alpha = math.sqrt(1.0 + v / 2.0) - math.sqrt(v / 2.0)
-    else:
-        def f(u: float) -> float:                       # decreasing in u
-            return _log_phi_diff(eps, -math.sqrt(eps * u), -math.sqrt(eps * (u + 2.0))) - log_target
-        lo, hi = 0.0, 1.0
-        while f(hi) > 0.0:
-            lo, hi = hi, hi * 2.0
-        u = brentq(f, lo, hi, xtol=1e-300, rtol=4 * np.finfo(float).eps, maxiter=1000)
-        alpha = math.sqrt(1.0 + u / 2.0) + math.sqrt(u / 2.0)
-    sigma = alpha * sens / math.sqrt(2.0 * eps)
-    while gaussian_privacy_profile(eps, sigma, sens) > target:
-        sigma *= 1.0 + 1e-14
-    return sigma
+    """Exact ``δ(ε)`` of ``N(0, σ²)`` noise on a query of ℓ2 sensitivity ``Δ`` (Balle & Wang 2018, Theorem 8):
+    :func:`algorithms.classic.gaussian.gaussian_delta` with this module's argument order."""
+    return gaussian_delta(sigma, epsilon, sensitivity)
 
 
 # -- the mechanism ------------------------------------------------------------------------------
