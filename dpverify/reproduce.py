@@ -27,6 +27,7 @@ __all__ = ["REPRODUCTIONS", "run_reproduction", "load_reproduction", "known_name
 REPRODUCTIONS: dict[str, str] = {
     "pinot-table-3.1": "algorithms.experiments.pinot_table_3_1:reproduce",
     "ptclust-figures": "algorithms.experiments.ptclust_figures:reproduce",
+    "dpm-table-2-synth": "algorithms.experiments.dpm_table_2:reproduce",
 }
 
 
