@@ -89,6 +89,7 @@ def test_list_and_no_name(capsys: pytest.CaptureFixture[str]) -> None:
 
 def test_registry_uses_import_strings() -> None:
     assert reproduce_mod.REPRODUCTIONS == {
+        "dpm-table-2-synth": "algorithms.experiments.dpm_table_2:reproduce",
         "pinot-table-3.1": "algorithms.experiments.pinot_table_3_1:reproduce",
         "ptclust-figures": "algorithms.experiments.ptclust_figures:reproduce",
     }
