@@ -35,15 +35,7 @@ class DPMOutput:
 
     def __init__(self, view: str = "structure", **params: Any) -> None:
         self.view = check_choice("view", view, VIEWS)
-        if "bounds" in params:
-            params["bounds"] = tuple(float(v) for v in params["bounds"])
-        if "sigmas" in params:
-            params["sigmas"] = tuple(float(v) for v in np.asarray(params["sigmas"]).ravel())
-        if "fractions" in params:
-            params["fractions"] = tuple(float(v) for v in params["fractions"])
-        if "delta_fractions" in params:
-            params["delta_fractions"] = tuple(float(v) for v in params["delta_fractions"])
-        self.dpm = DPM(**params)
+        self.dpm = DPM(**params)          # DPM normalises array-valued bounds, sigmas and fractions to tuples
         self.epsilon = float(self.dpm.epsilon)
         self.delta = float(self.dpm.delta)
 
