@@ -53,7 +53,7 @@ Resolved ambiguities (each also a parameter where the paper and the code differ)
   the table rows share one standard sample scaled by σ (``table_draws="shared"`` in
   :mod:`~algorithms.dpm.interval_size`; cached per simulation size: the data-independent simulation the
   issue asks to compute once).  Lemma 1 (sensitivity 2) is false for ``d ≥ 2``
-  (``docs/findings.md`` F11): DPM inherits that flaw; it is kept as printed so audits can measure it.
+  (``docs/findings.md`` F11, F15): DPM inherits that flaw; it is kept as printed so audits can measure it.
 * **δ**: a parameter.  The paper's ``δ = 1/(ñ_D√ñ_D)`` is data-dependent (§5 item 14); pass a public value
   (the reproduction uses the true n, as the authors' code).
 * **Accounting**: ``accounting="algorithm-1"`` (default) treats ε_cnt and ε_exp as totals split over the
@@ -379,18 +379,19 @@ class DPM:
         K = np.floor((b - a) / beta).astype(np.int64)          # >= 1: checked against max(sigmas) at construction
         kmax = int(K.max())
 
-        # per-point candidate lookups, per distinct beta (few values): rank index J, interval index range [Lo, Up)
-        J = np.empty((n, N, d), dtype=np.int32)
+        # per-point candidate lookups, once per distinct beta (few values; run r uses row group[r]):
+        # rank index J, interval index range [Lo, Up)
+        betas, group = np.unique(beta, return_inverse=True)
+        J = np.empty((betas.size, N, d), dtype=np.int32)
         Lo = np.empty_like(J)
         Up = np.empty_like(J)
-        for bv in np.unique(beta):
-            runs = np.flatnonzero(beta == bv)
+        for g, bv in enumerate(betas):
             k = int(np.floor((b - a) / bv))
             pos = a + (np.arange(k, dtype=np.float64) + 0.5) * float(bv)
             half = 0.5 * float(bv)
-            J[runs] = np.searchsorted(pos, data, side="right").astype(np.int32)[None]
-            Lo[runs] = np.searchsorted(pos + half, data, side="left").astype(np.int32)[None]
-            Up[runs] = np.searchsorted(pos - half, data, side="right").astype(np.int32)[None]
+            J[g] = np.searchsorted(pos, data, side="right")
+            Lo[g] = np.searchsorted(pos + half, data, side="left")
+            Up[g] = np.searchsorted(pos - half, data, side="right")
 
         node = np.zeros((n, N), dtype=np.int64)          # node of each point within its level; -1 once in a leaf
         slot = np.full((n, N), -1, dtype=np.int64)       # final leaf slot of each point
@@ -417,7 +418,7 @@ class DPM:
             if not active.any():
                 break
             # line 22-23: scores of every candidate of every active node, then one EM draw per node
-            scores = self._node_scores(data, node, active, nt, J, Lo, Up, K, kmax)   # (n, M, d*kmax)
+            scores = self._node_scores(data, node, active, nt, group, J, Lo, Up, K, kmax)   # (n, M, d*kmax)
             delta_f = self.score_sensitivity(np.where(active, nt, 1.0), level)      # (n, M)
             k_exp = 2.0 if self.exponent == "two" else 1.0
             coef = float(eps_exp[level]) / (k_exp * delta_f)
@@ -490,24 +491,26 @@ class DPM:
                                                 self.table_dims, int(self.table_seed))
         return closest_sigma(p_tilde / unit, self.sigmas) / 2.0
 
-    def _node_scores(self, data: np.ndarray, node: np.ndarray, active: np.ndarray, nt: np.ndarray,
+    def _node_scores(self, data: np.ndarray, node: np.ndarray, active: np.ndarray, nt: np.ndarray, group: np.ndarray,
                      J: np.ndarray, Lo: np.ndarray, Up: np.ndarray, K: np.ndarray, kmax: int) -> np.ndarray:
         """Def. 7 scores ``(n, M, d·kmax)`` of every candidate of every node slot; ``−inf`` for inactive nodes
-        and for candidates ``k ≥ K`` of a run with a wider β."""
+        and for candidates ``k ≥ K`` of a run with a wider β.  ``J``/``Lo``/``Up`` hold the per-point candidate
+        lookups of each distinct β, ``group[r]`` the row of run ``r``."""
         n, N = node.shape
         M = active.shape[1]
         d = data.shape[1]
         r_i, p_i = np.nonzero(node >= 0)
+        g_i = group[r_i]
         base = (r_i * M + node[r_i, p_i]) * (kmax + 1)
         size = n * M * (kmax + 1)
         out = np.full((n, M, d, kmax), -np.inf)
         ntv = np.where(active, nt, 1.0)[..., None]
         valid = (np.arange(kmax)[None, :] < K[:, None])[:, None, :] & active[..., None]        # (n, M, kmax)
         for i in range(d):
-            rank = np.cumsum(np.bincount(base + J[r_i, p_i, i], minlength=size).reshape(n, M, kmax + 1),
+            rank = np.cumsum(np.bincount(base + J[g_i, p_i, i], minlength=size).reshape(n, M, kmax + 1),
                              axis=-1)[..., :kmax]
-            cnt = np.cumsum(np.bincount(base + Lo[r_i, p_i, i], minlength=size).reshape(n, M, kmax + 1)
-                            - np.bincount(base + Up[r_i, p_i, i], minlength=size).reshape(n, M, kmax + 1),
+            cnt = np.cumsum(np.bincount(base + Lo[g_i, p_i, i], minlength=size).reshape(n, M, kmax + 1)
+                            - np.bincount(base + Up[g_i, p_i, i], minlength=size).reshape(n, M, kmax + 1),
                             axis=-1)[..., :kmax]
             c = centreness_from_rank(rank, ntv, float(self.t), float(self.q), validate=False)
             e = 1.0 - cnt / ntv
