@@ -8,6 +8,11 @@ The black-box audit::
     print(result)            # violation? epsilon lower bound, witness pair and event
 
 A result without a violation means *no violation detected at this sample budget*, never *is DP*.
+
+A utility theorem, by Monte Carlo (the protocol of a theorem object is in :mod:`dpverify.theorem`)::
+
+    result = dpverify.check_theorem(theorem, runs=10_000, seed=0)
+    print(result.summary())  # holds / violated / inconclusive, estimate and interval against the bound
 """
 
 from dpverify.audit import audit
@@ -17,6 +22,7 @@ from dpverify.ledger import check_ledger
 from dpverify.replay import ReplayResult, frozen_noise_replay
 from dpverify.sensitivity import SensitivityResult, check_sensitivity
 from dpverify.result import AuditResult, EventTest, LedgerResult, Witness
+from dpverify.theorem import SweepResult, TheoremResult, check_sweep, check_theorem
 
 __version__ = "0.1.0"
 
@@ -31,6 +37,10 @@ __all__ = [
     "ReplayResult",
     "check_ledger",
     "LedgerResult",
+    "check_theorem",
+    "check_sweep",
+    "TheoremResult",
+    "SweepResult",
     "EventTest",
     "Witness",
     "DPVerifyError",

@@ -24,6 +24,7 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from dataclasses import replace
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, TextIO
@@ -161,6 +162,25 @@ def _progress_tail(o: EntryOutcome) -> str:
     return tail
 
 
+def _with_plot(outcome: EntryOutcome, out_dir: Path, err: TextIO) -> EntryOutcome:
+    """A theorem entry's plot (``<out>/plots/<suite>__<id>.png``), its path recorded in the details."""
+    if outcome.kind != "theorem" or outcome.result is None:
+        return outcome
+    from dpverify.plots import matplotlib_available, plot_theorem
+
+    if not matplotlib_available():
+        if not getattr(_with_plot, "warned", False):
+            print('(theorem plots skipped: install matplotlib, e.g. pip install "dpverify[plots]")', file=err)
+            _with_plot.warned = True  # type: ignore[attr-defined]
+        return outcome
+    name = f"{outcome.suite}__{outcome.id}.png"
+    try:
+        plot_theorem(outcome.result, out_dir / "plots" / name)
+    except OSError as exc:
+        raise InputError(f"cannot write the plot {out_dir / 'plots' / name}: {exc}; pass another --out DIR") from None
+    return replace(outcome, details={**(outcome.details or {}), "plot": f"plots/{name}"})
+
+
 def _cmd_run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     mode = "full" if args.full else "quick"
     suites = _load(args.paths)
@@ -191,7 +211,7 @@ def _cmd_run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     try:
         for i, entry in enumerate(entries):
             print(f"[{i + 1}/{total}] {entry.name} ... ", end="", file=err, flush=True)
-            outcome = run_entry(entry, mode, args.seed, args.workers)
+            outcome = _with_plot(run_entry(entry, mode, args.seed, args.workers), Path(args.out), err)
             finished.append(outcome)
             print(_progress_tail(outcome), file=err, flush=True)
             snapshot("running" if i + 1 < total else "complete")

@@ -137,6 +137,8 @@ def _fmt(v: float | None) -> str:
 
 
 def _claim(o: EntryOutcome) -> str:
+    if o.kind == "theorem":
+        return str((o.details or {}).get("claim", "-"))
     if o.claim.sensitivity is not None:
         return f"Δ={_fmt(o.claim.sensitivity)}"
     txt = _fmt(o.claim.epsilon)
@@ -162,10 +164,24 @@ def _found(o: EntryOutcome) -> str:
         return "r=" + _fmt(float(o.details["max_ratio"]))
     if o.kind == "ledger" and o.details is not None and "total_epsilon" in o.details:
         return "Σε=" + _fmt(float(o.details["total_epsilon"]))
+    if o.kind == "theorem" and o.details is not None:
+        return _theorem_found(o.details)
     if o.kind == "em" and o.details is not None and "pvalue" in o.details:
         p = o.details["pvalue"]
         return "p=" + (f"{p:.2g}" if isinstance(p, float) else str(p))
     return _fmt(o.epsilon_lower_bound)
+
+
+def _theorem_found(details: Mapping[str, Any]) -> str:
+    """A theorem's estimate (``"0.812"``; ``"3/4 hold"`` for a sweep; ``"0 fail/500"`` for an "always" check)."""
+    points = details.get("points")
+    if points is not None:
+        holds = sum(p.get("verdict") == "holds" for p in points)
+        return f"{holds}/{len(points)} hold"
+    if details.get("quantity") == "always":
+        return f"{details.get('failure_count', 0)} fail/{details.get('runs', 0)}"
+    est = details.get("estimate")
+    return _fmt(float(est)) if isinstance(est, (int, float)) else str(est)
 
 
 def format_table(outcomes: Sequence[EntryOutcome]) -> str:

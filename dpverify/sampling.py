@@ -137,10 +137,11 @@ class WorkerPool:
         self.note: str | None = None
         self._pool: ProcessPoolExecutor | None = None
 
-    def run(self, tasks: Sequence[Task]) -> list[tuple[Any, Signature]]:
-        """Run tasks; results in task order (so they do not depend on the number of workers)."""
+    def run(self, tasks: Sequence[Any], fn: Callable[[Any], Any] = run_task) -> list[Any]:
+        """Run ``fn`` (default :func:`run_task`) on every task; results in task order (so they do not depend
+        on the number of workers).  ``fn`` must be a module-level function for the pool to pickle it."""
         if self.workers <= 1 or len(tasks) <= 1 or self.note is not None:
-            return [run_task(t) for t in tasks]
+            return [fn(t) for t in tasks]
         if self._pool is None:
             try:
                 pickle.dumps(tasks[0])
@@ -149,11 +150,11 @@ class WorkerPool:
                     f"the mechanism or its input cannot be pickled ({type(exc).__name__}); sampled in "
                     "one process -- define it at module level to use several workers"
                 )
-                return [run_task(t) for t in tasks]
+                return [fn(t) for t in tasks]
             self._pool = ProcessPoolExecutor(max_workers=self.workers)
         self.used = max(self.used, min(self.workers, len(tasks)))
         chunk = max(1, math.ceil(len(tasks) / (4 * self.workers)))
-        return list(self._pool.map(run_task, tasks, chunksize=chunk))
+        return list(self._pool.map(fn, tasks, chunksize=chunk))
 
     def close(self) -> None:
         if self._pool is not None:

@@ -14,7 +14,7 @@ A suite file holds one ``[suite]`` table and any number of ``[[entry]]`` tables:
     [[entry]]
     id = "laplace"                                   # unique within the suite
     kind = "statistical"                             # statistical | exact | em | sensitivity | replay
-                                                     # | ledger (see below)
+                                                     # | ledger | theorem (see below)
     mechanism = "algorithms.classic.laplace:Laplace" # "module:attribute"
     params = { epsilon = 0.1 }                       # a class is instantiated with them,
                                                      # a function wrapped with functools.partial
@@ -54,6 +54,20 @@ sampler), optional ``utilities`` (default: the input) and ``sensitivity`` (defau
 the samples; ``claim.epsilon`` is the ε the sampler claims.  ``ledger``: the charges the mechanism's
 ``privacy_ledger(x, rng)`` records on ``input`` in ``runs`` runs, recomposed by basic composition against the
 claim (:func:`dpverify.ledger.check_ledger`); it takes no pairs, relation or budgets.
+
+    [[entry]]
+    id = "laplace-tail"
+    kind = "theorem"                                 # a utility theorem checked by Monte Carlo
+    mechanism = "algorithms.theorems.private_mst:LaplaceAccuracy"   # the theorem class (dpverify.theorem)
+    params = { epsilon = 1.0, k = 4 }                # its keyword parameters
+    sweep = { param = "gamma", values = [0.1, 0.5] } # optional: one parameter swept (a plot per entry)
+    expect = "holds"                                 # "holds" | "violated" | "inconclusive"
+    quick = { samples = 2000 }                       # runs per sweep point
+
+``theorem``: the theorem object's Monte Carlo check (:func:`dpverify.theorem.check_theorem`, or
+:func:`~dpverify.theorem.check_sweep` with each point at ``alpha / len(values)``); the outcome is the verdict
+(``holds`` / ``violated`` / ``inconclusive``); it takes no claim (the theorem states its bound), pairs, input
+or relation.
 
 Lists of numbers become numpy arrays (``int64`` when every element is an integer, else ``float64``);
 scalars stay Python ``int``/``float``; TOML ``nan``/``inf`` are allowed.
@@ -130,10 +144,12 @@ __all__ = [
     "audit",
 ]
 
-SUPPORTED_KINDS: tuple[str, ...] = ("statistical", "exact", "em", "sensitivity", "replay", "ledger")
+SUPPORTED_KINDS: tuple[str, ...] = ("statistical", "exact", "em", "sensitivity", "replay", "ledger", "theorem")
 #: Norms a sensitivity claim can be made in.
 NORMS: tuple[str, ...] = ("l1", "l2", "linf")
 EXPECTATIONS: tuple[str, ...] = ("pass", "violation")
+#: What a ``theorem`` entry may expect (the verdicts of :mod:`dpverify.theorem`).
+THEOREM_EXPECTATIONS: tuple[str, ...] = ("holds", "violated", "inconclusive")
 RELATION_KINDS: tuple[str, ...] = ("linf", "l1", "add_remove", "replace")
 MODES: tuple[str, ...] = ("quick", "full")
 
@@ -153,7 +169,7 @@ _ENTRY_KEYS = (
     "id", "kind", "mechanism", "params", "claim", "expect", "true_epsilon", "description",
     "pairs", "input", "relation", "random_pairs", "search", "utilities", "sensitivity",
     "alpha", "nan_policy", "float_bits", "finalists", "batch_size",
-    "quick", "full", "function", "runs",
+    "quick", "full", "function", "runs", "sweep",
 )
 _REQUIRED_ENTRY_KEYS = ("id", "kind", "mechanism", "claim", "expect")
 _AUDIT_OPTION_KEYS = ("alpha", "nan_policy", "float_bits", "finalists", "batch_size")
@@ -279,6 +295,7 @@ class Entry:
     batch_size: int | None = None
     import_paths: tuple[Path, ...] = ()
     runs: int = DEFAULT_REPLAY_RUNS
+    sweep: tuple[str, tuple[Any, ...]] | None = None
 
     @property
     def name(self) -> str:
@@ -572,8 +589,8 @@ def _entry(raw: Any, index: int, suite: str, path: Path, budgets: dict[str, Budg
     _check_keys(raw, _ENTRY_KEYS, where, "[[entry]]")
     raw = _function_alias(raw, where)
     for key in _REQUIRED_ENTRY_KEYS:
-        if key == "claim" and raw.get("kind") == "replay":
-            continue  # a replay checks the sensitivities the mechanism declares; a claim is optional
+        if key == "claim" and raw.get("kind") in ("replay", "theorem"):
+            continue  # a replay checks the sensitivities its mechanism declares; a theorem states its own bound
         if key not in raw:
             examples = {
                 "id": 'id = "laplace"',
@@ -597,12 +614,17 @@ def _entry(raw: Any, index: int, suite: str, path: Path, budgets: dict[str, Budg
     params = {k: _convert_value(v, where, f"params.{k}") if isinstance(v, list) else v
               for k, v in params.items()}
     expect = raw["expect"]
-    if expect not in EXPECTATIONS:
+    if kind == "theorem" and expect not in THEOREM_EXPECTATIONS:
+        raise _err(where, "expect", f"unknown expectation {expect!r} for a theorem entry",
+                   'write expect = "holds", "violated" or "inconclusive" (the verdict measured)')
+    if kind != "theorem" and expect not in EXPECTATIONS:
         raise _err(where, "expect", f"unknown expectation {expect!r}",
                    'write expect = "pass" (no violation expected) or expect = "violation"')
     description = raw.get("description", "")
     if not isinstance(description, str):
         raise _err(where, "description", f"expected a string, got {description!r}", 'write description = "..."')
+    if kind == "theorem":
+        return _theorem_entry(raw, suite, path, where, mech, params, expect, description, budgets, import_paths)
 
     has_pairs, has_input, has_rel = "pairs" in raw, "input" in raw, "relation" in raw
     pairs = relation = inp = None
@@ -687,6 +709,54 @@ def _entry(raw: Any, index: int, suite: str, path: Path, budgets: dict[str, Budg
         search=search, utilities=utilities, sensitivity=sensitivity,
         alpha=None if alpha is None else float(alpha), nan_policy=nan_policy, float_bits=float_bits,
         finalists=raw.get("finalists"), batch_size=raw.get("batch_size"), import_paths=import_paths,
+    )
+
+
+#: The keys a theorem entry takes (see :func:`_theorem_entry`).
+_THEOREM_KEYS = ("id", "kind", "mechanism", "params", "expect", "description", "sweep", "alpha", "batch_size",
+                 "quick", "full")
+
+
+def _theorem_entry(raw: dict[str, Any], suite: str, path: Path, where: str, mech: str, params: dict[str, Any],
+                   expect: str, description: str, budgets: dict[str, Budget],
+                   import_paths: tuple[Path, ...]) -> Entry:
+    """A ``theorem`` entry: the theorem class, its params, an optional one-parameter sweep, the runs per
+    point (``quick``/``full`` ``samples``) and the verdict expected."""
+    for key in raw:
+        if key not in _THEOREM_KEYS:
+            why = ("the theorem states its own bound" if key == "claim"
+                   else "a theorem entry runs the theorem's own sampler on its own inputs")
+            raise _err(where, key, f"a theorem entry takes no {key} ({why})",
+                       f"remove {key}; a theorem entry takes {', '.join(_THEOREM_KEYS)}")
+    sweep = None
+    if "sweep" in raw:
+        fix = 'write sweep = { param = "epsilon", values = [0.5, 1.0, 2.0] }'
+        value = raw["sweep"]
+        if not isinstance(value, dict):
+            raise _err(where, "sweep", f"expected a table, got {value!r}", fix)
+        _check_keys(value, ("param", "values"), where, "sweep")
+        param, values = value.get("param"), value.get("values")
+        if not isinstance(param, str) or not param:
+            raise _err(where, "sweep.param", f"expected a parameter name, got {param!r}", fix)
+        if param in params:
+            raise _err(where, "sweep.param", f"{param!r} is also in params", f"remove {param} from params")
+        if not isinstance(values, list) or not values:
+            raise _err(where, "sweep.values", f"expected a non-empty list, got {values!r}", fix)
+        sweep = (param, tuple(_convert_value(v, where, "sweep.values") if isinstance(v, list) else v
+                              for v in values))
+    alpha = raw.get("alpha")
+    if alpha is not None and (not _is_number(alpha) or not 0 < alpha < 1):
+        raise _err(where, "alpha", f"expected a number in (0, 1), got {alpha!r}", "write alpha = 0.05")
+    batch_size = raw.get("batch_size")
+    if batch_size is not None and (not _is_int(batch_size) or batch_size < 1):
+        raise _err(where, "batch_size", f"expected a positive integer, got {batch_size!r}", "write batch_size = 1000")
+    return Entry(
+        suite=suite, path=path, id=raw["id"], kind="theorem", mechanism=mech, params=params,
+        claim=Claim(epsilon=None), expect=expect, description=description,
+        quick=_budget(raw.get("quick"), where, "quick", budgets["quick"]),
+        full=_budget(raw.get("full"), where, "full", budgets["full"]),
+        alpha=None if alpha is None else float(alpha), batch_size=batch_size, import_paths=import_paths,
+        sweep=sweep,
     )
 
 
@@ -1081,7 +1151,10 @@ def preflight(entries: Iterable[Entry]) -> None:
     problems: list[str] = []
     for e in entries:
         try:
-            build_mechanism(e)
+            if e.kind == "theorem":
+                _theorem_instance(e)
+            else:
+                build_mechanism(e)
         except SuiteError as exc:
             problems.append(str(exc))
     if problems:
@@ -1116,6 +1189,8 @@ def run_entry(entry: Entry, mode: str = "quick", run_seed: int = 0, workers: int
     seed = entry_seed(run_seed, entry.suite, entry.id)
     t0 = time.perf_counter()
     try:
+        if entry.kind == "theorem":  # the class is instantiated per sweep point, not once
+            return _run_theorem(entry, mode, seed, t0, workers)
         mechanism = build_mechanism(entry)
         if entry.kind == "exact":
             return _run_exact(entry, mechanism, mode, seed, t0)
@@ -1242,6 +1317,47 @@ def _run_ledger(entry: Entry, mechanism: Any, mode: str, seed: int, t0: float) -
     return _outcome(entry, mode, seed, outcome=outcome, matched=outcome == entry.expect, samples=entry.runs,
                     search_samples=None, seconds=time.perf_counter() - t0, details=result.to_dict(),
                     result=result)
+
+
+def _theorem_factory(entry: Entry) -> Callable[..., Any]:
+    factory = resolve(entry.mechanism, where=entry.where, search_paths=entry.import_paths)
+    if not callable(factory):
+        raise SuiteError(f"{entry.where}: {entry.mechanism} is a {type(factory).__name__}, not a theorem class")
+    return factory
+
+
+def _theorem_instance(entry: Entry) -> Any:
+    """The theorem object of an entry (at the first sweep value, if it sweeps): a SuiteError names bad params."""
+    params = dict(entry.params)
+    if entry.sweep is not None:
+        params[entry.sweep[0]] = entry.sweep[1][0]
+    try:
+        return _theorem_factory(entry)(**params)
+    except DPVerifyError:
+        raise
+    except Exception as exc:  # noqa: BLE001 -- bad parameters, named
+        raise SuiteError(f"{entry.where}: {entry.mechanism}(**{params!r}) raised {type(exc).__name__}: {exc}; "
+                         "fix params") from None
+
+
+def _run_theorem(entry: Entry, mode: str, seed: int, t0: float, workers: int | None) -> EntryOutcome:
+    """A ``theorem`` entry: the Monte Carlo check of the theorem (or of its sweep), verdict against ``expect``."""
+    from dpverify.theorem import DEFAULT_BATCH_SIZE, check_sweep, check_theorem
+
+    runs = entry.budget(mode).samples
+    opts: dict[str, Any] = dict(runs=runs, seed=seed, workers=workers,
+                                batch_size=entry.batch_size or DEFAULT_BATCH_SIZE)
+    if entry.alpha is not None:
+        opts["alpha"] = entry.alpha
+    if entry.sweep is not None:
+        result: Any = check_sweep(_theorem_factory(entry), entry.params, entry.sweep[0], entry.sweep[1], **opts)
+    else:
+        result = check_theorem(_theorem_instance(entry), **opts)
+    details = result.to_dict()
+    witness = None if result.counterexample is None else {"counterexample": details["counterexample"]}
+    return _outcome(entry, mode, seed, outcome=result.verdict, matched=result.verdict == entry.expect,
+                    samples=runs, search_samples=None, seconds=time.perf_counter() - t0, witness=witness,
+                    details=details, result=result)
 
 
 def run_suites(
