@@ -77,6 +77,8 @@ __all__ = [
     "check_theorem",
     "check_sweep",
     "runs_needed",
+    "VerdictRates",
+    "verdict_rates",
 ]
 
 QUANTITIES: tuple[str, ...] = ("probability", "mean", "quantile", "always")
@@ -612,3 +614,34 @@ def check_sweep(factory: Callable[..., Any], params: Mapping[str, Any], param: s
                               "interval": list(p.interval), "bound": p.bound, "parameters": p.parameters}
     return SweepResult(name=points[0].name, param=param, values=values, points=tuple(points), alpha=alpha,
                        verdict=verdict, counterexample=counterexample, seconds=time.perf_counter() - t0)
+
+
+@dataclass(frozen=True)
+class VerdictRates:
+    """How often each verdict came out of ``repetitions`` independent checks of one theorem object
+    (seeds ``seed, seed + 1, ...``), with a two-sided 95 % Clopper-Pearson interval per rate."""
+
+    counts: dict[str, int]
+    repetitions: int
+    runs: int
+    alpha: float
+
+    def rate(self, verdict: str) -> float:
+        return self.counts[verdict] / self.repetitions
+
+    def interval(self, verdict: str) -> tuple[float, float]:
+        return _binomial_interval(self.counts[verdict], self.repetitions, 0.05)
+
+
+def verdict_rates(theorem: Any, repetitions: int, runs: int, seed: int = 0, alpha: float = 0.05,
+                  batch_size: int = DEFAULT_BATCH_SIZE) -> VerdictRates:
+    """Measure the checker on a theorem whose answer is known: run :func:`check_theorem` ``repetitions`` times
+    (one process, seeds ``seed + i``) and count the verdicts.  At a bound equal to the true value each wrong
+    verdict should come out at most ``alpha / 2`` of the time (false alarms); away from it, the rate of the
+    right verdict is the checker's power at ``runs`` runs."""
+    repetitions = _check_count("repetitions", repetitions)
+    counts = dict.fromkeys(VERDICTS, 0)
+    for i in range(repetitions):
+        counts[check_theorem(theorem, runs=runs, seed=seed + i, alpha=alpha, batch_size=batch_size,
+                             workers=1).verdict] += 1
+    return VerdictRates(counts=counts, repetitions=repetitions, runs=runs, alpha=alpha)

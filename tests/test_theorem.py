@@ -240,3 +240,17 @@ def test_quantile_interval_matches_order_statistics() -> None:
         lo, hi = _quantile_interval(x, 0.9, 0.05)
         cover += lo <= math.log(10) <= hi
     assert cover >= 180
+
+
+def test_verdict_rates_measure_false_alarms_and_power() -> None:
+    from dpverify.theorem import verdict_rates
+
+    # Tight bound: "violated" is a false alarm, each at most alpha/2 = 2.5 %; 200 repetitions:
+    # P(Bin(200, 0.025) > 13) < 1e-3.
+    tight = verdict_rates(LaplaceTail(1.0, 1.0), repetitions=200, runs=500, seed=0)
+    assert sum(tight.counts.values()) == 200 and tight.counts["violated"] <= 13 and tight.counts["holds"] <= 13
+    lo, hi = tight.interval("inconclusive")
+    assert lo <= tight.rate("inconclusive") <= hi
+    # A bound 20 % below the truth at 5000 runs: 0.074 = 11 standard errors -> always "violated".
+    far = verdict_rates(LaplaceTail(1.0, 0.8), repetitions=20, runs=5_000, seed=0)
+    assert far.counts["violated"] == 20
