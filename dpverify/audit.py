@@ -34,6 +34,7 @@ import numpy as np
 from dpverify.errors import InputError, MechanismError
 from dpverify.events import Candidate, rank_candidates, search_events
 from dpverify.neighbours import Pair, as_pairs
+from dpverify.privacy_loss import loss_histogram
 from dpverify.result import AuditResult, EventTest, Witness
 from dpverify.sampling import (
     SEARCH_PHASE,
@@ -218,6 +219,7 @@ def audit(
         n_candidates = 0
         kinds: set[str] = set()
         signature: Signature | None = None
+        histograms: dict[int, dict[str, Any] | None] = {}
         for i in range(len(pair_list)):
             outputs, signature = _sample(
                 mechanism, pair_list, [i], search_samples, batch_size, entropy, SEARCH_PHASE,
@@ -227,6 +229,7 @@ def audit(
                 outputs[(i, 0)], outputs[(i, 1)], n_test=samples, z=z, delta=delta,
                 float_bits=float_bits, nan_outcome=nan_policy == "outcome", rng=event_rng,
             )
+            histograms[i] = loss_histogram(outputs[(i, 0)], outputs[(i, 1)])
             del outputs
             kinds.add(kind)
             n_candidates += scored
@@ -300,4 +303,5 @@ def audit(
         seconds=time.perf_counter() - t_start,
         workers=used,
         notes=tuple(notes),
+        loss_histogram=histograms.get(best.pair_index if best is not None else 0),
     )

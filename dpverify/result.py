@@ -145,6 +145,9 @@ class AuditResult:
     seconds: float
     workers: int
     notes: tuple[str, ...] = field(default=())
+    #: The witness pair's binned empirical privacy-loss histogram from the search samples (descriptive, never
+    #: used by the verdict; :func:`dpverify.privacy_loss.loss_histogram`); pair 0's when there is no witness.
+    loss_histogram: dict[str, Any] | None = field(default=None, compare=False)
 
     @property
     def confidence(self) -> float:
@@ -197,6 +200,7 @@ class AuditResult:
             "seconds": self.seconds,
             "workers": self.workers,
             "notes": list(self.notes),
+            "loss_histogram": self.loss_histogram,
         }
 
 

@@ -1228,6 +1228,7 @@ def _run_statistical(entry: Entry, mechanism: Any, mode: str, seed: int, t0: flo
         entry, mode, seed, outcome=outcome, matched=outcome == entry.expect,
         epsilon_lower_bound=float(result.epsilon_lower_bound), samples=int(result.samples),
         search_samples=int(result.search_samples), seconds=seconds, witness=witness, result=result,
+        details=None if result.loss_histogram is None else {"loss_histogram": result.loss_histogram},
     )
 
 
