@@ -574,15 +574,15 @@ def _pair_index(n: int) -> np.ndarray:
     return idx
 
 
-def _violations(claim: str, n: int, steps_min: np.ndarray, steps_size: np.ndarray, cut_has_t: np.ndarray,
+def _violations(claim: str, n: int, steps_min: np.ndarray, steps_size: np.ndarray, cut_t: np.ndarray,
                 incident_t: np.ndarray, mst_w: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Per instance (rows; trailing axis = steps ``i = 1..n-1``): ``(ok, lhs, rhs)`` of ``claim``.
+    """Per instance (rows; trailing axis = steps ``i = 1..n-1``): ``(ok, lhs, rhs)`` of ``claim``, which says
+    ``lhs <= rhs`` (at the worst step).
 
     ``prop_3_4_1``: ``w* = Σ_i min_{R_i} w <= w(T*)`` (up to a relative 1e-9 for rounding);
-    ``lemma_3_4_1``: every ``R_i`` holds an edge of ``T*`` and ``I_i`` (edges incident to ``S_i``) holds at
-    least ``i`` edges of ``T*`` -- lhs/rhs are the worst step's ``|I_i|_T - i`` and 0 (or -1 when ``R_i``
-    misses ``T*``);
-    ``range_size``: ``|R_i| <= i(n - i)`` -- lhs/rhs the worst step's ``|R_i|`` and ``i(n-i)``.
+    ``lemma_3_4_1``: ``R_i`` holds ``>= 1`` edge of ``T*`` (``cut_t``: how many) and ``I_i`` (the edges incident
+    to ``S_i``) ``>= i`` (``incident_t``) -- lhs/rhs are the needed and the found count;
+    ``range_size``: ``|R_i| <= i(n - i)``.
     """
     i = np.arange(1, n)
     if claim == "prop_3_4_1":
@@ -590,13 +590,14 @@ def _violations(claim: str, n: int, steps_min: np.ndarray, steps_size: np.ndarra
         ok = w_star <= mst_w + 1e-9 * (1.0 + np.abs(mst_w))
         return ok, w_star, np.broadcast_to(mst_w, w_star.shape)
     if claim == "lemma_3_4_1":
-        slack = incident_t - i
-        worst = np.where(cut_has_t.all(axis=-1), slack.min(axis=-1), -1)
-        return worst >= 0, worst, np.zeros_like(worst)
-    over = steps_size - i * (n - i)
-    j = over.argmax(axis=-1)
-    lhs = np.take_along_axis(steps_size, j[..., None], axis=-1)[..., 0]
-    return over.max(axis=-1) <= 0, lhs, (j + 1) * (n - j - 1)
+        need = np.concatenate([np.ones_like(cut_t), np.broadcast_to(i, incident_t.shape)], axis=-1)
+        found = np.concatenate([cut_t, incident_t], axis=-1)
+    else:
+        need, found = steps_size, np.broadcast_to(i * (n - i), steps_size.shape)
+    j = (need - found).argmax(axis=-1)[..., None]
+    lhs = np.take_along_axis(need, j, axis=-1)[..., 0]
+    rhs = np.take_along_axis(found, j, axis=-1)[..., 0]
+    return lhs <= rhs, lhs, rhs
 
 
 @dataclass(frozen=True)
@@ -695,16 +696,16 @@ class PrimRangeFacts:
         in_s = np.zeros((n, v), dtype=bool)
         in_s[rows, starts] = True
         tu, tv = u_idx[t_star], v_idx[t_star]
-        cut_has_t = np.empty((n, v - 1), dtype=bool)
+        cut_t = np.empty((n, v - 1), dtype=np.int64)
         incident_t = np.empty((n, v - 1), dtype=np.int64)
         for i in range(v - 1):
             a, b = np.take_along_axis(in_s, tu, axis=1), np.take_along_axis(in_s, tv, axis=1)
-            cut_has_t[:, i] = (a != b).any(axis=1)
+            cut_t[:, i] = (a != b).sum(axis=1)
             incident_t[:, i] = (a | b).sum(axis=1)
             e = runs.order[:, i]
             in_s[rows, u_idx[e]] = True
             in_s[rows, v_idx[e]] = True
-        ok, lhs, rhs = _violations(self.claim, v, runs.range_min, runs.range_size, cut_has_t, incident_t, mst_w)
+        ok, lhs, rhs = _violations(self.claim, v, runs.range_min, runs.range_size, cut_t, incident_t, mst_w)
         failures = [{"size": v, "edges": edges[present[r]].tolist(), "weights": w[r][present[r]].tolist(),
                      "order": edges[runs.order[r]].tolist(), "lhs": float(lhs[r]), "rhs": float(rhs[r])}
                     for r in np.flatnonzero(~ok)]
@@ -800,7 +801,7 @@ class PrimRangeFactsExhaustive:
                 ends = in_s[:, ge[t_star, 0]] | in_s[:, ge[t_star, 1]]
                 mst_w = np.take_along_axis(w, t_star, axis=1).sum(axis=1)
                 sizes = np.broadcast_to(steps_size, (w.shape[0],) + pv.shape)
-                ok, lhs, rhs = _violations(self.claim, v, cut_min[:, pv], sizes, t_in.any(axis=2)[:, pv],
+                ok, lhs, rhs = _violations(self.claim, v, cut_min[:, pv], sizes, t_in.sum(axis=2)[:, pv],
                                            np.moveaxis(ends.sum(axis=2), 0, 1)[:, pv], mst_w[:, None])
                 good = ok.all(axis=1)
                 oks.append(good)
