@@ -91,7 +91,6 @@ _CHUNK_ENTRIES: int = 1 << 21
 _EXACT_MAX_NODES: int = 7
 #: Largest number of (graph, weight vector) instances :class:`PrimRangeFactsExhaustive` accepts.
 _EXHAUSTIVE_MAX_INSTANCES: int = 2_000_000
-_SEED = "../shared/seeds/002_fdf0273a0dd6579a.txt"
 
 
 # --------------------------------------------------------------------------------------------------
@@ -228,7 +227,7 @@ def prim_like_runs(edges: np.ndarray, n_nodes: int, weights: np.ndarray, c: floa
 
 @dataclass(frozen=True)
 class LaplaceAccuracy:
-    """Seed 002 §1.4 Theorem 1.4.1 ([DMNS06]; ``_SEED`` line ~374): for ``y = M_L(x, f, ε)`` with
+    """Seed 002 §1.4 Theorem 1.4.1 ([DMNS06]; ``002_fdf0273a0dd6579a.txt`` line ~374): for ``y = M_L(x, f, ε)`` with
     ``f: N^|X| -> R^k`` of ℓ1 sensitivity ``Δ1``, ``P[‖f(x) - y‖∞ >= (Δ1/ε) ln(k/γ)] <= γ`` for all
     ``γ in (0, 1]``.
 
@@ -286,10 +285,10 @@ class LaplaceAccuracy:
 
 @dataclass(frozen=True)
 class LaplaceSumCDF:
-    """Seed 002 App. A.3 (ii) (``_SEED`` line ~2440): for ``Y1, Y2`` i.i.d. ``Lap(1/ε)`` and ``x >= 0``,
-    ``F_{Y1+Y2}(x) = 1 - e^{-εx}(1/2 + εx/4)`` (``form="appendix"``, the correct formula); and the same
-    identity as printed in §4.2 Eq (4.2) for ``t > 0``: ``1 - e^{+εx}(1/2 + εx/4)`` (``form="printed"``,
-    erratum E17; it is below 1/2 - and negative from ``εx ≈ 0.77`` - so it cannot be this CDF).
+    """Seed 002 App. A.3 (ii) (``002_fdf0273a0dd6579a.txt`` line ~2440): for ``Y1, Y2`` i.i.d. ``Lap(1/ε)``
+    and ``x >= 0``, ``F_{Y1+Y2}(x) = 1 - e^{-εx}(1/2 + εx/4)`` (``form="appendix"``, the correct formula);
+    and the same identity as printed in §4.2 Eq (4.2) for ``t > 0``, ``1 - e^{+εx}(1/2 + εx/4)``
+    (``form="printed"``, erratum E17; it is below 1/2 - and negative from ``εx ≈ 0.77`` - so it cannot be this CDF).
 
     Direction ``"equal"`` on ``P(Y1 + Y2 <= x)``, with ``Y1, Y2`` the noise of
     :class:`algorithms.classic.laplace.Laplace` (sensitivity 1); :meth:`exact` is the true CDF (the appendix
@@ -410,7 +409,7 @@ def _tree_weights(graph: WeightedGraph, trees: np.ndarray) -> np.ndarray:
 
 @dataclass(frozen=True)
 class LaplaceMSTError(_GraphTheorem):
-    """Seed 002 §3.2 Theorem 3.2.1 ([Sea16]; ``_SEED`` line ~770): for ``T'`` the MST topology of
+    """Seed 002 §3.2 Theorem 3.2.1 ([Sea16]; ``002_fdf0273a0dd6579a.txt`` line ~770): for ``T'`` the MST topology of
     ``G' = M_GbL(G, ε)`` (``Lap(1/ε)`` on every weight, ℓ1 neighbourhood of radius 1),
     ``P[Error_G(T') >= (2(|V|-1)/ε) ln(|E|/γ)] <= γ``; ``Error_G`` is Def. 3.2.1.
 
@@ -479,7 +478,7 @@ class _PAMSTTheorem(_GraphTheorem):
 
 @dataclass(frozen=True)
 class PAMSTPerStepError(_PAMSTTheorem):
-    """Seed 002 §3.4 Theorem 3.4.2 (``_SEED`` line ~986): with probability at least ``1 - γ``,
+    """Seed 002 §3.4 Theorem 3.4.2 (``002_fdf0273a0dd6579a.txt`` line ~986): with probability at least ``1 - γ``,
     ``w(T) - w* < 2(|V|-1)/(|E|ε) ((|V|-1) ln((|V|-1)/γ) + Σ_i ln|R_i|)``, ``w* = Σ_i min_{r in R_i} w(r)``,
     ``R_i`` the (random) range of the ``i``-th exponential-mechanism call.
 
@@ -518,7 +517,8 @@ class PAMSTPerStepError(_PAMSTTheorem):
 
 @dataclass(frozen=True)
 class PAMSTError(_PAMSTTheorem):
-    """Seed 002 §3.4 Corollary 3.4.1 (``_SEED`` line ~1392): with probability (at least, E10) ``1 - γ``,
+    """Seed 002 §3.4 Corollary 3.4.1 (``002_fdf0273a0dd6579a.txt`` line ~1392): with probability (at least,
+    E10) ``1 - γ``,
     ``Error_G(T) <= 2(|V|-1)/(|E|ε) ((|V|-1) ln((|V|-1)/γ) + 2 ln((|V|-1)!))`` for ``T = PAMST(G, w, ε)``
     (the report's "(V-1)!" is ``(|V|-1)!``, E10).
 
@@ -602,9 +602,9 @@ def _violations(claim: str, n: int, steps_min: np.ndarray, steps_size: np.ndarra
 
 @dataclass(frozen=True)
 class PrimRangeFacts:
-    """Seed 002 §3.4 Proposition 3.4.1 (``w* <= w(T*)``, ``_SEED`` line ~1297), Lemma 3.4.1 (every ``R_i``
-    holds an MST edge, ``I_i = ∪_{j<=i} R_j`` holds at least ``i``) and the inequality ``|R_i| <= i(|V|-i)`` of
-    Proof 3.4.5 (claims 8, 9 of digest §6), on random instances: ``quantity="always"``.
+    """Seed 002 §3.4 Proposition 3.4.1 (``w* <= w(T*)``, ``002_fdf0273a0dd6579a.txt`` line ~1297), Lemma 3.4.1
+    (every ``R_i`` holds an MST edge, ``I_i = ∪_{j<=i} R_j`` holds at least ``i``) and the inequality
+    ``|R_i| <= i(|V|-i)`` of Proof 3.4.5 (claims 8, 9 of digest §6), on random instances: ``quantity="always"``.
 
     One instance = a random connected graph on ``n_nodes`` vertices (a random recursive spanning tree on a
     random labelling plus every other pair with probability ``p``), random weights (``"uniform"``: i.i.d.
