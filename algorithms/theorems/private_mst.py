@@ -288,7 +288,7 @@ class LaplaceSumCDF:
     """Seed 002 App. A.3 (ii) (``002_fdf0273a0dd6579a.txt`` line ~2440): for ``Y1, Y2`` i.i.d. ``Lap(1/ε)``
     and ``x >= 0``, ``F_{Y1+Y2}(x) = 1 - e^{-εx}(1/2 + εx/4)`` (``form="appendix"``, the correct formula);
     and the same identity as printed in §4.2 Eq (4.2) for ``t > 0``, ``1 - e^{+εx}(1/2 + εx/4)``
-    (``form="printed"``, erratum E17; it is below 1/2 - and negative from ``εx ≈ 0.77`` - so it cannot be this CDF).
+    (``form="printed"``, erratum E17; it is below 1/2 - and negative from ``εx ≈ 0.479`` - so it cannot be this CDF).
 
     Direction ``"equal"`` on ``P(Y1 + Y2 <= x)``, with ``Y1, Y2`` the noise of
     :class:`algorithms.classic.laplace.Laplace` (sensitivity 1); :meth:`exact` is the true CDF (the appendix
