@@ -415,8 +415,9 @@ class LaplaceMSTError(_GraphTheorem):
 
     Run on :class:`algorithms.graph.laplace_mst.LaplaceMST` (``epsilon``, the default ℓ1 radius 1).  The proof
     (digest §3) bounds the error by ``2(|V|-1) max_e |Y_e|``, which no input attains: the hardest inputs found
-    (``K_n`` with two weight levels, the gap at one to two noise scales) reach a ``(1-γ)``-quantile of about
-    a tenth of the bound.
+    (``K_n`` with two weight levels, the gap at 2-6 noise scales) reach a ``(1-γ)``-quantile of a tenth (large
+    ``K_n``) to a quarter (the triangle, small ``γ``) of the bound: a swap costs ``2 max|Y|`` only when two
+    independent noises are both extreme.
     """
 
     name = "seed 002 Theorem 3.2.1 (Sealfon's Laplace MST error)"
