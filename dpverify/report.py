@@ -32,7 +32,7 @@ from typing import Any
 from dpverify.jsonsafe import json_clean
 from dpverify.suite import EntryOutcome
 
-__all__ = ["SCHEMA", "SCHEMA_VERSION", "dpverify_version", "report_dict", "write_report_json",
+__all__ = ["SCHEMA", "SCHEMA_VERSION", "dpverify_version", "report_dict", "write_report_json", "write_reports",
            "summarize", "format_table"]
 
 SCHEMA = "dpverify.report"
@@ -217,3 +217,11 @@ def format_table(outcomes: Sequence[EntryOutcome]) -> str:
     out.append("")
     out.append(f"{s['matched']}/{s['entries']} entries as expected")
     return "\n".join(out)
+
+
+def write_reports(out_dir: str | Path, outcomes: Sequence[EntryOutcome], meta: Mapping[str, Any]) -> dict[str, Path]:
+    """``report.json`` (always) and, once the run is over, the plots, ``report.md`` and ``report.html``
+    (:func:`dpverify.report_pages.write_reports`; imported lazily, it needs this module)."""
+    from dpverify.report_pages import write_reports as write_pages
+
+    return write_pages(out_dir, outcomes, meta)
