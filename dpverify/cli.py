@@ -1,15 +1,35 @@
 """The ``dpverify`` command line (also ``python -m dpverify``).
 
-``dpverify run [PATHS...] [--full] [--select PATTERN] [--seed N] [--workers N] [--out DIR]``
-    Run audit suites (the quick budget unless ``--full``).  One progress line per entry on stderr,
-    the table on stdout, ``DIR/report.json`` rewritten after every entry.  Exit status 0 when every
-    outcome equals its expectation, 1 otherwise, 2 on usage or suite errors, 130 when interrupted
-    (Ctrl-C; the report keeps every finished entry and marks the others ``"not-run"``).
+``dpverify run [PATHS...] [--full] [--select PATTERN] [--seed N] [--workers N] [--out DIR] [--resume]
+[--scheduler ADDRESS]``
+    Run audit suites (the quick budget unless ``--full``).  Progress on stderr (:mod:`dpverify.progress`: a
+    live status line on a terminal, one line per entry otherwise), the table on stdout, ``DIR/report.json``
+    rewritten atomically after every entry, ``report.md`` and ``report.html`` with plots at the end
+    (:func:`dpverify.report.write_reports`).  Exit status 0 when every outcome equals its expectation, 1
+    otherwise, 2 on usage or suite errors, 130 when interrupted (Ctrl-C; the report keeps every finished entry
+    and marks the others ``"not-run"``).  An entry that raises is recorded as ``"error"`` and the run goes on.
+    ``--resume`` reads ``DIR/report.json`` and keeps every finished entry (outcome other than ``"not-run"``)
+    of the current selection whose record still matches its suite entry (kind, mechanism, claim, expectation,
+    seed); only the others run.  A report of another mode, seed or set of suite files is refused, naming
+    what differs.  ``--scheduler ADDRESS`` samples on a Dask cluster (:func:`dpverify.distributed.use_scheduler`;
+    same seed, same report).
+
+``dpverify certify [PATHS...] [--select PATTERN] [--seed N] [--workers N] [--out DIR] [--quick]
+[--scheduler ADDRESS]``
+    Run the suites at their full budgets (``--quick``: the quick ones, for smoke tests; recorded as the mode)
+    and write ``DIR/report.json`` and ``DIR/certificate.json`` (:mod:`dpverify.certify`: code fingerprint,
+    versions, seeds, outcomes).  Exit status as ``run``; an interrupted certify writes no certificate.
+
+``dpverify compare BASE NEW [--json]``
+    What changed between two reports or certificates (files, or directories holding one): regressions,
+    fixed claims, ε lower bounds that rose beyond noise, theorem verdicts, added/removed entries, code
+    fingerprint differences.  Exit status 3 when some claim that matched in BASE does not in NEW, else 0
+    (2 on unreadable input).
 
 ``dpverify list [PATHS...] [--select PATTERN]``
     One line per entry: ``suite/id``, kind, mechanism, claim, expectation.
 
-Without ``PATHS`` both use the default suites (see :func:`dpverify.suite.default_suites`).
+Without ``PATHS``, ``run``, ``certify`` and ``list`` use the default suites (see :func:`dpverify.suite.default_suites`).
 Any :class:`~dpverify.errors.DPVerifyError` is printed as ``dpverify: error: <message>`` (exit 2).
 
 ``dpverify reproduce NAME [--quick] [--seed N] [--workers N] [--out DIR]``
@@ -22,15 +42,19 @@ Any :class:`~dpverify.errors.DPVerifyError` is printed as ``dpverify: error: <me
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 import time
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import replace
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
+from dpverify.certify import compare_runs, load_run_record, write_certificate
 from dpverify.errors import DPVerifyError, InputError
-from dpverify.report import dpverify_version, format_table, write_report_json
+from dpverify.progress import Progress
+from dpverify.report import dpverify_version, format_table, write_reports
 from dpverify.reproduce import REPRODUCTIONS, load_reproduction, run_reproduction
 from dpverify.suite import (
     Entry,
@@ -50,6 +74,7 @@ __all__ = ["main", "build_parser"]
 EXIT_OK = 0
 EXIT_MISMATCH = 1
 EXIT_USAGE = 2
+EXIT_REGRESSION = 3
 EXIT_INTERRUPTED = 130
 
 
@@ -85,16 +110,41 @@ def build_parser() -> argparse.ArgumentParser:
     select_help = ("fnmatch pattern over 'suite/id' or 'id' (e.g. 'classic/*', '*laplace*'); "
                    "repeat to select more")
 
+    def suite_run_args(cmd: argparse.ArgumentParser, out_default: str) -> None:
+        cmd.add_argument("paths", nargs="*", metavar="PATHS", help=paths_help)
+        cmd.add_argument("--select", action="append", metavar="PATTERN", help=select_help)
+        cmd.add_argument("--seed", type=_non_negative_int, default=0, metavar="N",
+                         help="run seed; each entry's seed derives from it and its suite/id (default 0)")
+        cmd.add_argument("--workers", type=_positive_int, default=None, metavar="N",
+                         help="sampling processes per audit (default: all cores; results do not depend on it)")
+        cmd.add_argument("--out", default=out_default, metavar="DIR",
+                         help=f"report directory; DIR/report.json (default: {out_default})")
+        cmd.add_argument("--scheduler", metavar="ADDRESS",
+                         help="sample on this Dask distributed cluster (e.g. tcp://10.0.0.5:8786) instead of local "
+                         "processes; needs the 'distributed' extra; same seed, same report")
+
     run = sub.add_parser("run", help="run audit suites", description="Run audit suites and write a report.")
-    run.add_argument("paths", nargs="*", metavar="PATHS", help=paths_help)
+    suite_run_args(run, "dpverify-report")
     run.add_argument("--full", action="store_true", help="use each entry's full budget (default: quick)")
-    run.add_argument("--select", action="append", metavar="PATTERN", help=select_help)
-    run.add_argument("--seed", type=_non_negative_int, default=0, metavar="N",
-                     help="run seed; each entry's seed derives from it and its suite/id (default 0)")
-    run.add_argument("--workers", type=_positive_int, default=None, metavar="N",
-                     help="sampling processes per audit (default: all cores; results do not depend on it)")
-    run.add_argument("--out", default="dpverify-report", metavar="DIR",
-                     help="report directory; DIR/report.json (default: dpverify-report)")
+    run.add_argument("--resume", action="store_true",
+                     help="keep the finished entries of DIR/report.json (same mode, seed and suites) and run "
+                     "only the others")
+
+    cert = sub.add_parser("certify", help="run suites at full budget and write a certificate",
+                          description="Run audit suites at their full budgets and write DIR/report.json and "
+                          "DIR/certificate.json: code fingerprint (git commit, hashes of the audited modules "
+                          "and of dpverify), versions, seeds and every outcome.")
+    suite_run_args(cert, "dpverify-certificate")
+    cert.add_argument("--quick", action="store_true",
+                      help="quick budgets instead (a smoke test; recorded as mode 'quick' in the certificate)")
+
+    cmp_ = sub.add_parser("compare", help="list what changed between two reports or certificates",
+                          description="Compare two runs entry by entry (suite/id): regressions, fixed claims, "
+                          "epsilon lower bounds that rose beyond noise, theorem verdicts, added/removed entries, "
+                          "code fingerprints.  Exit status 3 on a regression.")
+    cmp_.add_argument("base", metavar="BASE", help="report.json, certificate.json, or a directory holding one")
+    cmp_.add_argument("new", metavar="NEW", help="report.json, certificate.json, or a directory holding one")
+    cmp_.add_argument("--json", action="store_true", help="print the comparison as JSON (schema dpverify.comparison)")
 
     lst = sub.add_parser("list", help="list the entries of audit suites",
                          description="List suite entries: suite/id, kind, mechanism, claim, expectation.")
@@ -152,79 +202,189 @@ def _cmd_reproduce(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     return EXIT_OK
 
 
-def _progress_tail(o: EntryOutcome) -> str:
-    tail = f"{o.outcome} ({o.seconds:.1f} s)"
-    if o.outcome == "error":
-        first = (o.error or "").splitlines()[0] if o.error else ""
-        return f"{tail}: {first}"
-    if not o.matched:
-        tail += f" -- expected {o.expectation}"
-    return tail
-
-
-def _with_plot(outcome: EntryOutcome, out_dir: Path, err: TextIO) -> EntryOutcome:
-    """A theorem entry's plot (``<out>/plots/<suite>__<id>.png``), its path recorded in the details."""
-    if outcome.kind != "theorem" or outcome.result is None:
+def _with_plot_path(outcome: EntryOutcome) -> EntryOutcome:
+    """A theorem entry's details name its plot ``plots/<suite>__<id>.png``, which
+    :func:`dpverify.report.write_reports` draws once the run is over (when matplotlib is installed)."""
+    if outcome.kind != "theorem" or outcome.outcome == "error" or outcome.details is None:
         return outcome
-    from dpverify.plots import matplotlib_available, plot_theorem
+    from dpverify.plots import matplotlib_available
 
     if not matplotlib_available():
-        if not getattr(_with_plot, "warned", False):
-            print('(theorem plots skipped: install matplotlib, e.g. pip install "dpverify[plots]")', file=err)
-            _with_plot.warned = True  # type: ignore[attr-defined]
         return outcome
-    name = f"{outcome.suite}__{outcome.id}.png"
-    try:
-        plot_theorem(outcome.result, out_dir / "plots" / name)
-    except OSError as exc:
-        raise InputError(f"cannot write the plot {out_dir / 'plots' / name}: {exc}; pass another --out DIR") from None
-    return replace(outcome, details={**(outcome.details or {}), "plot": f"plots/{name}"})
+    return replace(outcome, details={**outcome.details, "plot": f"plots/{outcome.suite}__{outcome.id}.png"})
+
+
+def _run_meta(args: argparse.Namespace, mode: str, suites: Sequence[Suite]) -> dict[str, Any]:
+    meta = {"mode": mode, "seed": args.seed, "workers": args.workers, "suites": [str(s.path) for s in suites],
+            "select": args.select}
+    if args.scheduler is not None:
+        meta["scheduler"] = args.scheduler
+    return meta
+
+
+def _sampling_on(scheduler: str | None) -> AbstractContextManager[Any]:
+    """Local processes, or the Dask cluster at ``scheduler`` (:func:`dpverify.distributed.use_scheduler`)."""
+    if scheduler is None:
+        return nullcontext()
+    from dpverify.distributed import use_scheduler
+
+    return use_scheduler(scheduler)
+
+
+def _prepare(args: argparse.Namespace, mode: str) -> tuple[list[Suite], list[Entry]]:
+    """Load, select and preflight the suites and validate the seed: every usage error before anything runs."""
+    suites = _load(args.paths)
+    entries = select_entries(suites, args.select)
+    preflight(entries)
+    entry_seed(args.seed, "", "")
+    return suites, entries
+
+
+def _execute(entries: Sequence[Entry], mode: str, args: argparse.Namespace, meta: dict[str, Any],
+             kept: dict[str, EntryOutcome], err: TextIO) -> tuple[list[EntryOutcome], bool]:
+    """Run the entries not in ``kept``, rewriting ``<out>/report.json`` (every entry, in order) before the first
+    and after each one, and the plots, ``report.md`` and ``report.html`` at the end.  Returns the outcomes and whether Ctrl-C interrupted the run (the report then says
+    ``"interrupted"`` and marks the unfinished entries ``"not-run"``)."""
+    out_dir = Path(args.out)
+    report_path = out_dir / "report.json"
+    results = dict(kept)
+
+    def snapshot(status: str) -> list[EntryOutcome]:
+        outcomes = [results.get(e.name) or not_run_outcome(e, mode, args.seed) for e in entries]
+        try:
+            write_reports(out_dir, outcomes, {**meta, "status": status})
+        except OSError as exc:
+            raise InputError(f"cannot write the report {report_path}: {exc}; pass another --out DIR") from None
+        return outcomes
+
+    todo = [(i, e) for i, e in enumerate(entries) if e.name not in results]
+    outcomes = snapshot("running" if todo else "complete")
+    with Progress(err, entries, done=kept.values()) as progress:
+        try:
+            for k, (i, entry) in enumerate(todo):
+                progress.start(entry, i)
+                outcome = _with_plot_path(run_entry(entry, mode, args.seed, args.workers))
+                results[entry.name] = outcome
+                progress.finish(outcome, i)
+                outcomes = snapshot("running" if k + 1 < len(todo) else "complete")
+        except KeyboardInterrupt:
+            progress.interrupted()
+            return snapshot("interrupted"), True
+    return outcomes, False
+
+
+def _json_number(v: Any) -> float | None:
+    """A report's number (``"inf"``/``"-inf"``/``"nan"`` as strings) as a float."""
+    return None if v is None else float(v)
+
+
+def _kept_outcomes(report_path: Path, entries: Sequence[Entry], mode: str, seed: int, suites: Sequence[Suite],
+                   err: TextIO) -> dict[str, EntryOutcome]:
+    """``--resume``: the finished entries of ``report_path`` that this invocation would produce again."""
+    if not report_path.is_file():
+        raise InputError(f"--resume: {report_path} does not exist; pass the --out DIR of the run to resume, or "
+                         "drop --resume to start afresh")
+    record = load_run_record(report_path)
+    if record.kind != "report":
+        raise InputError(f"--resume: {report_path} is not a report.json; pass the --out DIR of a `dpverify run`")
+    differs = []
+    if record.doc.get("mode") != mode:
+        differs.append(f"mode: the report is {record.doc.get('mode')}, this run is {mode} (add or drop --full)")
+    if record.doc.get("seed") != seed:
+        differs.append(f"seed: the report has --seed {record.doc.get('seed')}, this run --seed {seed}")
+    theirs = record.doc.get("suites") or []
+    if sorted(str(Path(p).resolve()) for p in theirs) != sorted(str(s.path.resolve()) for s in suites):
+        differs.append(f"suites: the report ran {', '.join(map(str, theirs)) or 'none'}, this run loads "
+                       f"{', '.join(str(s.path) for s in suites)}")
+    if differs:
+        raise InputError(f"cannot resume {report_path}: it was written by another invocation -- "
+                         + "; ".join(differs) + "; rerun with the report's settings, or drop --resume "
+                         "(or pass another --out DIR) to start afresh")
+    kept: dict[str, EntryOutcome] = {}
+    stale: list[str] = []
+    for e in entries:
+        r = record.entries.get(e.name)
+        if r is None or r.get("outcome") == "not-run":
+            continue
+        fresh = not_run_outcome(e, mode, seed)
+        ref = fresh.to_dict()
+        changed = [k for k in ("kind", "mechanism", "claim", "expectation", "seed") if r.get(k) != ref[k]]
+        if changed:
+            stale.append(f"{e.name} ({', '.join(changed)})")
+            continue
+        kept[e.name] = replace(
+            fresh, outcome=r["outcome"], matched=r.get("matched") is True,
+            epsilon_lower_bound=_json_number(r.get("epsilon_lower_bound")), samples=r.get("samples"),
+            search_samples=r.get("search_samples"), seconds=float(r.get("seconds") or 0.0),
+            witness=r.get("witness"), error=r.get("error"), details=r.get("details"))
+    print(f"resuming {report_path}: {len(kept)} finished entries kept, {len(entries) - len(kept)} to run",
+          file=err, flush=True)
+    if stale:
+        print(f"  run again (the suite entry changed since the report): {'; '.join(stale)}", file=err, flush=True)
+    return kept
+
+
+def _finish(outcomes: list[EntryOutcome], interrupted: bool, report_path: Path, out: TextIO, err: TextIO,
+            t0: float) -> int | None:
+    """Print the table; on an interruption the message and the exit status, else ``None``."""
+    print(format_table(outcomes), file=out, flush=True)
+    if interrupted:
+        done = sum(o.outcome != "not-run" for o in outcomes)
+        print(f"dpverify: interrupted after {done}/{len(outcomes)} entries; report with the finished "
+              f"entries: {report_path}", file=err)
+        return EXIT_INTERRUPTED
+    print(f"report: {report_path} ({time.perf_counter() - t0:.1f} s)", file=err)
+    return None
 
 
 def _cmd_run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     mode = "full" if args.full else "quick"
-    suites = _load(args.paths)
-    entries: list[Entry] = select_entries(suites, args.select)
-    preflight(entries)
+    suites, entries = _prepare(args, mode)
     report_path = Path(args.out) / "report.json"
-    meta: dict[str, Any] = {
-        "mode": mode,
-        "seed": args.seed,
-        "workers": args.workers,
-        "suites": [str(s.path) for s in suites],
-        "select": args.select,
-    }
-    finished: list[EntryOutcome] = []
-
-    def snapshot(status: str) -> list[EntryOutcome]:
-        rest = [not_run_outcome(e, mode, args.seed) for e in entries[len(finished):]]
-        try:
-            write_report_json(report_path, [*finished, *rest], {**meta, "status": status})
-        except OSError as exc:
-            raise InputError(f"cannot write the report {report_path}: {exc}; pass another --out DIR") from None
-        return [*finished, *rest]
-
-    entry_seed(args.seed, "", "")  # validates the seed before anything runs
-    snapshot("running")
-    total = len(entries)
+    kept = _kept_outcomes(report_path, entries, mode, args.seed, suites, err) if args.resume else {}
     t0 = time.perf_counter()
+    with _sampling_on(args.scheduler):
+        outcomes, interrupted = _execute(entries, mode, args, _run_meta(args, mode, suites), kept, err)
+    code = _finish(outcomes, interrupted, report_path, out, err, t0)
+    if code is not None:
+        return code
+    return EXIT_OK if all(o.matched for o in outcomes) else EXIT_MISMATCH
+
+
+def _cmd_certify(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    mode = "quick" if args.quick else "full"
+    suites, entries = _prepare(args, mode)
+    out_dir = Path(args.out)
+    cert_path = out_dir / "certificate.json"
     try:
-        for i, entry in enumerate(entries):
-            print(f"[{i + 1}/{total}] {entry.name} ... ", end="", file=err, flush=True)
-            outcome = _with_plot(run_entry(entry, mode, args.seed, args.workers), Path(args.out), err)
-            finished.append(outcome)
-            print(_progress_tail(outcome), file=err, flush=True)
-            snapshot("running" if i + 1 < total else "complete")
-    except KeyboardInterrupt:
-        print("interrupted", file=err, flush=True)
-        outcomes = snapshot("interrupted")
-        print(format_table(outcomes), file=out, flush=True)
-        print(f"dpverify: interrupted after {len(finished)}/{total} entries; report with the finished "
-              f"entries: {report_path}", file=err)
-        return EXIT_INTERRUPTED
-    print(format_table(finished), file=out, flush=True)
-    print(f"report: {report_path} ({time.perf_counter() - t0:.1f} s)", file=err)
-    return EXIT_OK if all(o.matched for o in finished) else EXIT_MISMATCH
+        cert_path.unlink(missing_ok=True)  # never leave an old certificate next to a new report
+    except OSError as exc:
+        raise InputError(f"cannot remove the old certificate {cert_path}: {exc}; pass another --out DIR") from None
+    t0 = time.perf_counter()
+    meta = _run_meta(args, mode, suites)
+    with _sampling_on(args.scheduler):
+        outcomes, interrupted = _execute(entries, mode, args, meta, {}, err)
+    code = _finish(outcomes, interrupted, out_dir / "report.json", out, err, t0)
+    if code is not None:
+        print("dpverify: no certificate written (the run did not finish)", file=err)
+        return code
+    try:
+        write_certificate(out_dir, outcomes, {**meta, "status": "complete"}, entries)
+    except OSError as exc:
+        raise InputError(f"cannot write the certificate {cert_path}: {exc}; pass another --out DIR") from None
+    matched = all(o.matched for o in outcomes)
+    print(f"certificate: {cert_path} ({mode} mode, {'every' if matched else 'NOT every'} outcome as expected)",
+          file=err)
+    return EXIT_OK if matched else EXIT_MISMATCH
+
+
+def _cmd_compare(args: argparse.Namespace, out: TextIO) -> int:
+    comparison = compare_runs(load_run_record(args.base), load_run_record(args.new))
+    if args.json:
+        print(json.dumps(comparison.to_dict(), indent=2, ensure_ascii=False, allow_nan=False), file=out)
+    else:
+        print(comparison.format_text(), file=out)
+    return EXIT_REGRESSION if comparison.regression else EXIT_OK
 
 
 def _tolerant(stream: TextIO) -> None:
@@ -256,6 +416,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _cmd_list(args, out)
         if args.command == "reproduce":
             return _cmd_reproduce(args, out, err)
+        if args.command == "certify":
+            return _cmd_certify(args, out, err)
+        if args.command == "compare":
+            return _cmd_compare(args, out)
         return _cmd_run(args, out, err)
     except DPVerifyError as exc:
         print(f"dpverify: error: {exc}", file=err)

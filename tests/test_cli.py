@@ -28,6 +28,8 @@ if str(DATA) not in sys.path:
 
 import mechs  # noqa: E402  (tests/data/mechs.py)
 
+#: What a run leaves in its --out directory (the plots and pages need matplotlib).
+REPORT_FILES = {"report.json", "report.md", "report.html", "plots"}
 ENTRY_KEYS = {"suite", "id", "kind", "mechanism", "claim", "expectation", "outcome", "matched",
               "epsilon_lower_bound", "true_epsilon", "samples", "search_samples", "seed", "seconds",
               "witness", "error", "details"}
@@ -133,7 +135,7 @@ def test_run_all_match(tmp_path: Path, capsys: pytest.CaptureFixture[str], fake:
     assert rep["summary"]["entries"] == 6 and rep["summary"]["matched"] == 6
     assert rep["summary"]["mismatched"] == 0 and rep["summary"]["errors"] == 0
     assert isinstance(rep["summary"]["seconds"], float)
-    assert not [p for p in out_dir.iterdir() if p.name != "report.json"]  # no temp files left
+    assert {p.name for p in out_dir.iterdir()} <= REPORT_FILES  # no temp files left
 
 
 def test_run_full_mode_and_select(tmp_path: Path, capsys: pytest.CaptureFixture[str], fake: mechs.FakeAudit) -> None:
@@ -259,7 +261,7 @@ def test_keyboard_interrupt_keeps_finished_entries(tmp_path: Path, capsys: pytes
     assert rep["entries"][0]["matched"] is True and rep["entries"][1]["matched"] is False
     assert rep["summary"]["not_run"] == 3 and rep["summary"]["matched"] == 1
     assert "not-run" in out and out.strip().splitlines()[-1] == "1/4 entries as expected"
-    assert not [p for p in tmp_path.iterdir() if p.name != "report.json"]
+    assert {p.name for p in tmp_path.iterdir()} <= REPORT_FILES
 
 
 # -------------------------------------------------------------------------------------------------
