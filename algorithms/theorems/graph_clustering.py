@@ -87,6 +87,8 @@ HOMOGENEITY: tuple[str, ...] = ("strong", "weak")
 TOPOLOGIES: tuple[str, ...] = ("intended", "literal")
 #: Largest graph for which :func:`pamst_partitioning_probability` tabulates every vertex subset.
 MAX_EXACT_NODES: int = 16
+#: Theorem 14's "s ≪ p, τ", read as ``s <= min(p, τ)/MUCH_SMALLER``.
+MUCH_SMALLER: float = 10.0
 
 
 # ------------------------------------------------------------------------------------------ validation
@@ -129,10 +131,17 @@ def _choice(name: str, value: Any, allowed: tuple[str, ...]) -> str:
     return str(value)
 
 
-def _sizes(value: Any) -> tuple[int, ...]:
+def _reals(name: str, value: Any) -> tuple[Any, ...]:
+    """A non-empty list (or 1-D array: suites pass arrays) as a tuple of Python scalars."""
+    if isinstance(value, np.ndarray) and value.ndim == 1:
+        value = value.tolist()
     if isinstance(value, (str, bytes)) or not isinstance(value, Sequence) or len(value) == 0:
-        raise ValueError(f"sizes must be a non-empty list of cluster sizes, got {value!r}")
-    return tuple(_integer("each cluster size", s, 1) for s in value)
+        raise ValueError(f"{name} must be a non-empty list, got {value!r}")
+    return tuple(value)
+
+
+def _sizes(value: Any) -> tuple[int, ...]:
+    return tuple(_integer("each cluster size", s, 1) for s in _reals("sizes", value))
 
 
 # ------------------------------------------------------------------------------------------ inputs
@@ -416,7 +425,7 @@ def pamst_partitioning_probability(graph: WeightedGraph, labels: Any, c: float) 
     inter = lab[eu] != lab[ev]
     cmask = np.zeros(int(lab.max()) + 1, dtype=np.int64)
     np.bitwise_or.at(cmask, lab, np.left_shift(np.int64(1), np.arange(n, dtype=np.int64)))
-    ew = np.exp(-float(c) * (graph.weights - graph.weights.min()))
+    logit = -float(c) * graph.weights
     f = np.zeros(1 << n)
     f[1 << np.arange(n)] = 1.0 / n
     subsets = np.arange(1 << n, dtype=np.int64)
@@ -425,7 +434,8 @@ def pamst_partitioning_probability(graph: WeightedGraph, labels: Any, c: float) 
         s = subsets[(popcount == size) & (f > 0)]
         in_u, in_v = (s[:, None] >> eu) & 1, (s[:, None] >> ev) & 1
         cut = in_u != in_v
-        p = np.where(cut, ew, 0.0)
+        lg = np.where(cut, logit, -np.inf)
+        p = np.exp(lg - lg.max(axis=1, keepdims=True))
         p /= p.sum(axis=1, keepdims=True)
         v = np.where(in_u == 1, ev, eu)
         good = cut & (~inter | ((s[:, None] & cmask[lab[v]]) == 0))
@@ -783,7 +793,13 @@ class WeightReleaseSeparability(_ClusterInput):
     ``max/min_{e ∈ E(T)}`` over the whole tree (inter edges included, so ``θ_max >= θ_(ij)`` and ``E(φ) > 0``:
     the proof's "``E(φ) <= 0`` since ``τ, p ≫ s``" cannot hold) and ``n = |C_i|-1``.
 
-    The proof's Cantelli step needs ``E(φ) <= 0``; :meth:`phi_moments` reports it (the statement names it).
+    Hypotheses checked: strong homogeneity, exactly one tree edge between ``C_i`` and ``C_j``, clusters of
+    >= 2 nodes, and "``s ≪ p, τ``" read as ``s <= min(p, τ)/10`` (:data:`MUCH_SMALLER`).  The proof's Cantelli
+    step also needs ``E(φ) <= 0``, which it derives from ``s ≪ p, τ``; that derivation is wrong (``p``
+    cancels, and ``τ`` scales the noiseless margin and the noise terms of ``E(φ)`` alike, so its sign is set
+    by ``s`` against the separability margin ``w(e^(ij)) - (2max - min)``), so it is *not* a hypothesis here:
+    :meth:`phi_moments` reports it and the statement names it.  With ``E(φ) > 0`` the Cantelli bound bounds
+    ``P(φ >= 0)`` instead -- the wrong event.
     Hardest inputs: the margin at the threshold, clusters with many tree edges (the maximum of many noisy
     weights grows), noise ``s`` comparable to the margin of separability.
     """
@@ -791,7 +807,7 @@ class WeightReleaseSeparability(_ClusterInput):
     epsilon: float = 1.0
     mu: float = 0.001
     calibration: str = "l1"
-    tau: float = 0.0
+    tau: float = 1.0
     p: float = 1.0
     cluster_i: int = 0
     cluster_j: int = 1
@@ -917,6 +933,9 @@ class WeightReleaseSeparability(_ClusterInput):
             problems.append(f"the MST has {self.cut_columns.size} edges between clusters {self.cluster_i} and "
                             f"{self.cluster_j}, not exactly one e^(ij): pick adjacent clusters")
             return problems
+        if self.s * MUCH_SMALLER > min(self.p, self.tau):
+            problems.append(f"s = {self.s:.6g} is not ≪ p = {self.p:g}, τ = {self.tau:g} (read as s <= min(p, τ)/"
+                            f"{MUCH_SMALLER:g}); raise tau and p or the budget epsilon")
         for c in (self.cluster_i, self.cluster_j):
             if self.sizes[c] < 2:
                 problems.append(f"cluster {c} has one node: T|C has no edge and the bound's n = |C|-1 is 0")
@@ -1020,6 +1039,10 @@ class DBMSTCluRecovery:
     def hypotheses(self) -> list[str]:
         return []
 
+    def bound(self) -> float:
+        """The claimed fraction of instances on which the property holds."""
+        return 1.0
+
     def sample(self, n: int, rng: np.random.Generator) -> tuple[np.ndarray, list[dict[str, Any]]]:
         ok = np.ones(n, dtype=bool)
         failures: list[dict[str, Any]] = []
@@ -1068,10 +1091,10 @@ class DBMSTCluRecoveryExhaustive:
         if not 2 <= _integer("max_nodes", self.max_nodes, 2) <= 8:
             raise ValueError(f"max_nodes must lie in 2..8 (the grid grows like 5^|V|), got {self.max_nodes}")
         _integer("min_size", self.min_size, 1)
-        object.__setattr__(self, "ratios", tuple(_real("ratio", r) for r in self.ratios))
-        object.__setattr__(self, "margins", tuple(_positive("margin", m) for m in self.margins))
-        if not self.ratios or min(self.ratios) < 1 or not self.margins:
-            raise ValueError("ratios must be non-empty and >= 1, margins non-empty")
+        object.__setattr__(self, "ratios", tuple(_real("ratio", r) for r in _reals("ratios", self.ratios)))
+        object.__setattr__(self, "margins", tuple(_positive("margin", m) for m in _reals("margins", self.margins)))
+        if min(self.ratios) < 1:
+            raise ValueError(f"ratios (w_max/w_min) must be >= 1, got {list(self.ratios)}")
 
     @property
     def parameters(self) -> dict[str, Any]:
@@ -1084,6 +1107,10 @@ class DBMSTCluRecoveryExhaustive:
 
     def hypotheses(self) -> list[str]:
         return []
+
+    def bound(self) -> float:
+        """The claimed fraction of instances on which the property holds."""
+        return 1.0
 
     def instances(self) -> Any:
         """Yield ``(tree, labels)`` for every grid point."""
