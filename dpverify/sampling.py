@@ -7,6 +7,11 @@ report, on one worker or many (DESIGN.md, "Reliability rules").
 
 The mechanism contract is enforced here: ``mechanism(x, n, rng)`` must return an array whose first
 axis has length ``n``, of a numeric dtype, with the same trailing shape and dtype on every call.
+
+Where the batches run: a :class:`WorkerPool` uses a local process pool, unless it was created while a
+:class:`RemoteExecutor` was active (:func:`dpverify.distributed.use_scheduler` activates one that sends the
+batches to a Dask cluster).  Either way results come back in task order, so the executor never changes a
+result.
 """
 
 from __future__ import annotations
@@ -15,8 +20,9 @@ import math
 import os
 import pickle
 from concurrent.futures import ProcessPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Iterator, Protocol, Sequence
 
 import numpy as np
 from numpy.typing import NDArray
@@ -124,11 +130,46 @@ def resolve_workers(workers: int | None) -> int:
     return int(workers)
 
 
+class RemoteExecutor(Protocol):
+    """Somewhere else to run a :class:`WorkerPool`'s tasks (see :mod:`dpverify.distributed`)."""
+
+    def slots(self) -> int:
+        """How many tasks it runs at once (reported as the workers used)."""
+        ...
+
+    def unsendable(self, task: Any) -> str | None:
+        """Why ``task`` cannot be sent (the pool then samples in this process and notes why), or ``None``."""
+        ...
+
+    def run(self, tasks: Sequence[Any], fn: Callable[[Any], Any]) -> list[Any]:
+        """``[fn(t) for t in tasks]``, computed elsewhere, in task order."""
+        ...
+
+
+_remote: RemoteExecutor | None = None
+
+
+@contextmanager
+def remote_executor(executor: RemoteExecutor) -> Iterator[RemoteExecutor]:
+    """Make every :class:`WorkerPool` created inside the block run its tasks on ``executor``.
+
+    Process-wide while the block is open; blocks nest (the innermost wins).  Users call
+    :func:`dpverify.distributed.use_scheduler`, which builds the executor.
+    """
+    global _remote
+    previous, _remote = _remote, executor
+    try:
+        yield executor
+    finally:
+        _remote = previous
+
+
 class WorkerPool:
     """A process pool created on first use and reused for every batch of an audit.
 
     Falls back to the calling process (and says so in ``note``) when the tasks cannot be pickled,
-    e.g. a lambda or a closure as the mechanism.
+    e.g. a lambda or a closure as the mechanism.  Created inside :func:`remote_executor` (i.e. inside
+    :func:`dpverify.distributed.use_scheduler`), it sends every task to that executor instead.
     """
 
     def __init__(self, workers: int) -> None:
@@ -136,10 +177,19 @@ class WorkerPool:
         self.used = 1
         self.note: str | None = None
         self._pool: ProcessPoolExecutor | None = None
+        self._remote = _remote
+        self._remote_checked = False
 
     def run(self, tasks: Sequence[Any], fn: Callable[[Any], Any] = run_task) -> list[Any]:
         """Run ``fn`` (default :func:`run_task`) on every task; results in task order (so they do not depend
         on the number of workers).  ``fn`` must be a module-level function for the pool to pickle it."""
+        if self._remote is not None and tasks and self.note is None:
+            if not self._remote_checked:
+                self._remote_checked = True
+                self.note = self._remote.unsendable(tasks[0])
+            if self.note is None:
+                self.used = max(self.used, min(self._remote.slots(), len(tasks)))
+                return self._remote.run(tasks, fn)
         if self.workers <= 1 or len(tasks) <= 1 or self.note is not None:
             return [fn(t) for t in tasks]
         if self._pool is None:
