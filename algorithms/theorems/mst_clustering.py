@@ -232,8 +232,9 @@ def _comparison_failures(n: np.ndarray, alpha: np.ndarray, gamma: np.ndarray,
     """Check ``B_Exp <= B_Lap (1 + REL_TOL)`` on the instances ``(n, α, γ)``; one failure record each."""
     be, bl = b_exp(n, alpha * n, gamma), b_lap(n, alpha * n, gamma)
     ok = be <= bl * (1.0 + REL_TOL)
-    failures = [{"size": int(n[i]), "gamma": float(gamma[i]), "alpha": float(alpha[i]), "n_edges": float(alpha[i] * n[i]),
-                 "B_exp": float(be[i]), "B_lap": float(bl[i]), **{k: float(v[i]) for k, v in extra.items()}}
+    failures = [{"size": int(n[i]), "gamma": float(gamma[i]), "alpha": float(alpha[i]),
+                 "n_edges": float(alpha[i] * n[i]), "B_exp": float(be[i]), "B_lap": float(bl[i]),
+                 **{k: float(v[i]) for k, v in extra.items()}}
                 for i in np.flatnonzero(~ok)]
     return ok, failures
 
@@ -702,7 +703,7 @@ def _bits(k: int) -> np.ndarray:
 
 
 def _clusters(d: np.ndarray, ties: str) -> np.ndarray:
-    """Which subsets ``C`` (bitmasks of ``0..k-1``) satisfy Def 4.1.1 on the dataset with metric ``d``:
+    """Which non-empty subsets ``C`` (bitmasks of ``0..k-1``) satisfy Def 4.1.1 on the dataset with metric ``d``:
     for every split ``C = C1 ⊎ C2`` (both non-empty), the point of ``D - C1`` nearest to ``C1`` lies in ``C2`` --
     ``ties="all"``: every nearest point does; ``ties="some"``: at least one does."""
     k = d.shape[0]
@@ -718,7 +719,7 @@ def _clusters(d: np.ndarray, ties: str) -> np.ndarray:
     c = np.arange(1 << k)[None, :]
     proper = ((s & c) == s) & (s != 0) & (s != c)
     good = (near_mask[:, None] & ~c & full) == 0 if ties == "all" else (near_mask[:, None] & c) != 0
-    return np.all(good | ~proper, axis=0)
+    return np.all(good | ~proper, axis=0) & (c[0] != 0)
 
 
 def find_path_violation(graph: WeightedGraph, metric: str = "graph", tree: str = "induced", ties: str = "all",
@@ -818,7 +819,6 @@ class ClusterPathClosure:
     quantity = "always"
     direction = "at_least"
     level = None
-    deterministic = False
 
     def __post_init__(self) -> None:
         if _integer("n_nodes", self.n_nodes, 2) > _CLUSTER_MAX_NODES:
