@@ -19,7 +19,8 @@ atomically)::
 
 ``modules`` holds the source file of every module an entry names (its ``mechanism``, and the ``build`` function
 of a built input, pairs or utilities -- imported the way :func:`dpverify.suite.resolve` does) and of every other
-loaded module of the same top-level packages once the run is over (the helpers those modules import).  The
+module of the same top-level packages loaded once the run is over whose file lies under the working directory
+and outside ``site-packages`` (the project's helpers those modules import -- not numpy's internals).  The
 ``dpverify`` hash covers every ``.py`` file of the package.  A module without a source file (a builtin) has
 ``path`` and ``sha256`` null.
 
@@ -165,19 +166,32 @@ def _display_path(path: Path, cwd: Path) -> str:
         return path.as_posix()
 
 
+def _source(module_name: str) -> Path | None:
+    module = sys.modules.get(module_name)
+    file = getattr(module, "__file__", None) if module is not None else None
+    path = Path(file).resolve() if isinstance(file, str) else None
+    return path if path is not None and path.is_file() else None
+
+
+def _project_file(path: Path, cwd: Path) -> bool:
+    """Whether ``path`` is the project's own source: under ``cwd`` and not in an installed-packages directory."""
+    return path.is_relative_to(cwd) and not {"site-packages", "dist-packages"} & set(path.parts)
+
+
 def _module_files(names: Iterable[str], cwd: Path) -> dict[str, dict[str, str | None]]:
-    """Path and sha256 of ``names`` and of every loaded module sharing a top-level package with one of them."""
+    """Path and sha256 of the modules ``names`` and of every other loaded module of the same top-level packages
+    that is project source (:func:`_project_file`: a helper ``algorithms.classic.laplace`` imports, not numpy)."""
     tops = {n.split(".", 1)[0] for n in names}
-    wanted = set(names) | {m for m in list(sys.modules) if m.split(".", 1)[0] in tops}
+    wanted = set(names)
+    for m in list(sys.modules):
+        path = _source(m) if m.split(".", 1)[0] in tops else None
+        if path is not None and _project_file(path, cwd):
+            wanted.add(m)
     out: dict[str, dict[str, str | None]] = {}
     for name in sorted(wanted):
-        module = sys.modules.get(name)
-        file = getattr(module, "__file__", None) if module is not None else None
-        path = Path(file).resolve() if isinstance(file, str) else None
-        if path is None or not path.is_file():
-            out[name] = {"path": None, "sha256": None}
-        else:
-            out[name] = {"path": _display_path(path, cwd), "sha256": _sha256(path)}
+        path = _source(name)
+        out[name] = ({"path": None, "sha256": None} if path is None else
+                     {"path": _display_path(path, cwd), "sha256": _sha256(path)})
     return out
 
 
@@ -519,7 +533,7 @@ def _epsilon_rise(b: Mapping[str, Any], n: Mapping[str, Any]) -> str | None:
     if kind != b.get("kind") or kind not in ("statistical", "exact"):
         return None
     lb_b, lb_n = _num(b.get("epsilon_lower_bound")), _num(n.get("epsilon_lower_bound"))
-    if lb_n is None or math.isnan(lb_n):
+    if lb_n is None or math.isnan(lb_n) or (lb_b is not None and not lb_n > lb_b):
         return None
     if kind == "exact":
         if lb_b is None or math.isnan(lb_b) or not lb_n > lb_b + EXACT_RTOL * max(1.0, abs(lb_b)):
@@ -568,7 +582,7 @@ def _entry_change(name: str, b: Mapping[str, Any], n: Mapping[str, Any]) -> Entr
         else:
             details.append(f"{b.get('outcome')} -> {n.get('outcome')} (expected {n.get('expectation')})")
             lbs = (_num(b.get("epsilon_lower_bound")), _num(n.get("epsilon_lower_bound")))
-            if lbs != (None, None):
+            if _fmt(lbs[0]) != _fmt(lbs[1]):
                 details.append(f"ε lower bound {_fmt(lbs[0])} -> {_fmt(lbs[1])}")
         if n.get("outcome") == "error" and n.get("error"):
             details.append(f"error: {str(n.get('error')).splitlines()[0]}")

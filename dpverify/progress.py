@@ -149,6 +149,7 @@ class Progress:
         if thread is not None:
             thread.join()
         with self._lock:
+            self._current = None
             if self.interactive:
                 self._clear()
                 self.stream.flush()

@@ -343,3 +343,154 @@ def test_run_real_audit_end_to_end(tmp_path: Path, capsys: pytest.CaptureFixture
     assert run(capsys, "run", str(SUITES), "--workers", "1", "--out", str(again))[0] == 0
     assert [e["epsilon_lower_bound"] for e in read_report(again)["entries"]] == \
         [e["epsilon_lower_bound"] for e in rep["entries"]]
+
+
+# -------------------------------------------------------------------------------------------------
+# --resume, crashing entries, --scheduler
+# -------------------------------------------------------------------------------------------------
+
+
+def _interrupted_run(tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+                     suite: Path = TINY, at: int = 2) -> dict[str, Any]:
+    """A run of ``suite`` interrupted (Ctrl-C) while its entry ``at`` runs; the report it leaves."""
+    monkeypatch.setattr(suite_mod, "audit", mechs.FakeAudit(raise_on={at: KeyboardInterrupt()}))
+    assert run(capsys, "run", str(suite), "--seed", "3", "--out", str(tmp_path))[0] == 130
+    return read_report(tmp_path)
+
+
+def test_resume_runs_only_the_unfinished_entries(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    before = _interrupted_run(tmp_path, capsys, monkeypatch)
+    assert [e["outcome"] for e in before["entries"]] == ["pass", "pass", "not-run", "not-run"]
+    fake = mechs.FakeAudit()
+    monkeypatch.setattr(suite_mod, "audit", fake)
+    code, out, err = run(capsys, "run", str(TINY), "--seed", "3", "--out", str(tmp_path), "--resume")
+    assert code == 0
+    assert [c["name"] for c in fake.calls] == ["randomized_response", "identity"]  # only the rest ran
+    assert "resuming " in err and "2 finished entries kept, 2 to run" in err
+    assert "[3/4] tiny/rr ... pass" in err and "[1/4]" not in err
+    after = read_report(tmp_path)
+    assert after["status"] == "complete" and after["entries"][:2] == before["entries"][:2]  # kept as recorded
+    assert [e["outcome"] for e in after["entries"]] == ["pass", "pass", "pass", "violation"]
+    assert out.strip().splitlines()[-1] == "4/4 entries as expected"
+    # a complete report resumes to itself without running anything
+    fake.calls.clear()
+    assert run(capsys, "run", str(TINY), "--seed", "3", "--out", str(tmp_path), "--resume")[0] == 0
+    assert not fake.calls and read_report(tmp_path)["entries"] == after["entries"]
+
+
+def test_interrupted_resume_keeps_everything_finished(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    _interrupted_run(tmp_path, capsys, monkeypatch, at=1)
+    monkeypatch.setattr(suite_mod, "audit", mechs.FakeAudit(raise_on={1: KeyboardInterrupt()}))
+    code, _, err = run(capsys, "run", str(TINY), "--seed", "3", "--out", str(tmp_path), "--resume")
+    assert code == 130 and "interrupted after 2/4 entries" in err
+    rep = read_report(tmp_path)
+    assert rep["status"] == "interrupted"
+    assert [e["outcome"] for e in rep["entries"]] == ["pass", "pass", "not-run", "not-run"]
+    monkeypatch.setattr(suite_mod, "audit", mechs.FakeAudit())
+    assert run(capsys, "run", str(TINY), "--seed", "3", "--out", str(tmp_path), "--resume")[0] == 0
+    assert read_report(tmp_path)["summary"]["matched"] == 4
+
+
+def test_resume_refuses_another_invocation(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    _interrupted_run(tmp_path, capsys, monkeypatch)
+    fake = mechs.FakeAudit()
+    monkeypatch.setattr(suite_mod, "audit", fake)
+    base = ["run", "--out", str(tmp_path), "--resume"]
+    code, _, err = run(capsys, *base, str(TINY), "--seed", "3", "--full")
+    assert code == 2 and "cannot resume" in err and "mode: the report is quick, this run is full" in err
+    code, _, err = run(capsys, *base, str(TINY), "--seed", "4")
+    assert code == 2 and "seed: the report has --seed 3, this run --seed 4" in err
+    code, _, err = run(capsys, *base, str(SUITES), "--seed", "3")
+    assert code == 2 and "suites: the report ran" in err and "second.toml" in err
+    assert "drop --resume" in err and "Traceback" not in err
+    code, _, err = run(capsys, "run", str(TINY), "--out", str(tmp_path / "none"), "--resume")
+    assert code == 2 and "does not exist" in err
+    assert not fake.calls
+    assert read_report(tmp_path)["status"] == "interrupted"  # a refused resume leaves the report alone
+
+
+def test_resume_reruns_changed_entries_and_follows_the_selection(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    suite = tmp_path / "tiny.toml"
+    suite.write_text(TINY.read_text().replace('import_paths = [".."]', f'import_paths = ["{DATA.as_posix()}"]'))
+    out_dir = tmp_path / "rep"
+    monkeypatch.setattr(suite_mod, "audit", mechs.FakeAudit(raise_on={3: KeyboardInterrupt()}))
+    assert run(capsys, "run", str(suite), "--out", str(out_dir))[0] == 130
+    # the claim of the first entry changes: its old outcome no longer answers the suite
+    suite.write_text(suite.read_text().replace("claim = { epsilon = 1.0 }\nexpect = \"pass\"",
+                                               "claim = { epsilon = 2.0 }\nexpect = \"pass\"", 1))
+    fake = mechs.FakeAudit()
+    monkeypatch.setattr(suite_mod, "audit", fake)
+    code, _, err = run(capsys, "run", str(suite), "--out", str(out_dir), "--resume", "--select", "laplace*",
+                       "--select", "identity")
+    assert code == 0
+    assert "run again (the suite entry changed since the report): tiny/laplace (claim)" in err
+    assert [c["name"] for c in fake.calls] == ["laplace_sum", "identity"]
+    rep = read_report(out_dir)
+    assert [e["id"] for e in rep["entries"]] == ["laplace", "laplace-class-linf", "identity"]
+    assert rep["entries"][0]["claim"]["epsilon"] == 2.0
+
+
+def test_crashing_entry_does_not_stop_the_run(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A mechanism raising a plain RuntimeError, with the real audit: recorded as an error, the next entry runs."""
+    suite = tmp_path / "crash.toml"
+    suite.write_text(f'''[suite]
+name = "crash"
+import_paths = ["{DATA.as_posix()}"]
+quick = {{ samples = 5000, search_samples = 2000 }}
+[[entry]]
+id = "boom"
+kind = "statistical"
+mechanism = "mechs:crash"
+claim = {{ epsilon = 1.0 }}
+expect = "pass"
+pairs = [[0.0, 1.0]]
+[[entry]]
+id = "after"
+kind = "statistical"
+mechanism = "mechs:randomized_response"
+claim = {{ epsilon = 1.0986123 }}
+expect = "pass"
+alpha = 0.001
+pairs = [[0, 1]]
+''')
+    code, out, err = run(capsys, "run", str(suite), "--workers", "1", "--out", str(tmp_path / "rep"))
+    assert code == 1 and "Traceback" not in err
+    rep = read_report(tmp_path / "rep")
+    boom, after = rep["entries"]
+    assert boom["outcome"] == "error" and "boom" in boom["error"]
+    assert after["outcome"] == "pass" and rep["status"] == "complete"
+    assert "[1/2] crash/boom ... error (" in err and "[2/2] crash/after ... pass (" in err
+    assert out.strip().splitlines()[-1] == "1/2 entries as expected"
+
+
+def test_scheduler_wraps_the_run(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    import contextlib
+
+    distributed = pytest.importorskip("dpverify.distributed")
+    events: list[str] = []
+
+    @contextlib.contextmanager
+    def fake_scheduler(address: str) -> Any:
+        events.append(f"open {address}")
+        yield None
+        events.append("close")
+
+    def audit(*args: Any, **kw: Any) -> Any:
+        events.append("audit")
+        return mechs.FakeAudit()(*args, **kw)
+
+    monkeypatch.setattr(distributed, "use_scheduler", fake_scheduler)
+    monkeypatch.setattr(suite_mod, "audit", audit)
+    code, _, _ = run(capsys, "run", str(TINY), "--select", "rr", "--scheduler", "tcp://10.1.2.3:8786",
+                     "--out", str(tmp_path))
+    assert code == 0 and events == ["open tcp://10.1.2.3:8786", "audit", "close"]
+    assert read_report(tmp_path)["scheduler"] == "tcp://10.1.2.3:8786"
+    events.clear()
+    assert run(capsys, "certify", str(TINY), "--quick", "--select", "rr", "--scheduler", "tcp://h:1",
+               "--out", str(tmp_path / "c"))[0] == 0
+    assert events == ["open tcp://h:1", "audit", "close"]
