@@ -15,6 +15,7 @@ A utility theorem, by Monte Carlo (the protocol of a theorem object is in :mod:`
     print(result.summary())  # holds / violated / inconclusive, estimate and interval against the bound
 """
 
+from dpverify.asserts import assert_private, assert_theorem
 from dpverify.audit import audit
 from dpverify.em_check import EMCheckResult, check_exponential_mechanism
 from dpverify.errors import DPVerifyError, InputError, MechanismError, SuiteError
@@ -29,6 +30,8 @@ __version__ = "0.1.0"
 __all__ = [
     "audit",
     "AuditResult",
+    "assert_private",
+    "assert_theorem",
     "check_exponential_mechanism",
     "EMCheckResult",
     "check_sensitivity",
