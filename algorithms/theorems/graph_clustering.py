@@ -41,8 +41,9 @@ non-positive internal weight makes ``α`` undefined (Def 3.9 states ``α >= 1``)
 cluster sizes, the intra-cluster density, the intra weight range ``[w_min, w_max]`` (both ends attained in
 every cluster with >= 2 internal edges, so ``ᾱ_i = w_max/w_min``), ``pendants`` (nodes of a cluster attached
 to it by one ``w_max`` edge only: the structure that makes Thm 13 tight, see :class:`PartitioningTopology`),
-the inter-cluster density and ``margin``: inter weights are ``threshold·(1 + margin·(1 + U))``, ``U ~ U(0,1)``
-(``margin -> 0`` is *at* the homogeneity threshold; the jitter keeps the MST unique).
+the inter-cluster density, ``margin``: inter weights are ``threshold·(1 + margin·(1 + U))``, ``U ~ U(0,1)``
+(``margin -> 0`` is *at* the homogeneity threshold; the jitter keeps the MST unique), and ``inter_spread``
+(an extra factor ``1 + inter_spread·V``: inter edges at very different heights above their thresholds).
 """
 
 from __future__ import annotations
@@ -193,7 +194,7 @@ def _tree_path_max(n: int, edges: Sequence[tuple[int, int]], weights: Sequence[f
 
 def clustered_graph(sizes: Sequence[int], *, homogeneity: str = "strong", intra_density: float = 0.3,
                     w_min: float = 1.0, w_max: float = 2.0, inter_density: float = 0.5, margin: float = 1e-6,
-                    pendants: int = 0, seed: int = 0) -> ClusteredGraph:
+                    pendants: int = 0, inter_spread: float = 0.0, seed: int = 0) -> ClusteredGraph:
     """A connected graph with ``len(sizes)`` planted clusters that are strongly (Def 3.11) or weakly
     (Def 3.10) homogeneous, deterministic given ``seed``.
 
@@ -212,7 +213,8 @@ def clustered_graph(sizes: Sequence[int], *, homogeneity: str = "strong", intra_
 
     Inter-cluster edges: every node pair of two different clusters with probability ``inter_density``, plus
     one random edge from cluster ``j`` to a random earlier cluster when none was drawn (connectivity).  An
-    inter edge between ``C_a`` and ``C_b`` weighs ``max(thr_a, thr_b)·(1 + margin·(1 + U))`` with
+    inter edge between ``C_a`` and ``C_b`` weighs ``max(thr_a, thr_b)·(1 + margin·(1 + U))·(1 + inter_spread·V)``
+    (``U, V ~ U(0, 1)``: ``inter_spread > 0`` puts some inter edges far above the threshold and others at it) with
     ``thr = max_in²/min_in`` of the cluster (over ``G[C]`` for strong, over its MST for weak; a 1-node cluster
     has no threshold; two 1-node clusters use ``w_max²/w_min``).
     """
@@ -225,6 +227,7 @@ def clustered_graph(sizes: Sequence[int], *, homogeneity: str = "strong", intra_
         raise ValueError(f"w_max must be >= w_min, got w_min={w_min}, w_max={w_max}")
     margin = _nonnegative("margin", margin)
     pendants = _integer("pendants", pendants, 0)
+    inter_spread = _nonnegative("inter_spread", inter_spread)
     rng = np.random.default_rng(_integer("seed", seed, 0))
     offsets = np.concatenate(([0], np.cumsum(sizes)))
     n = int(offsets[-1])
@@ -277,7 +280,8 @@ def clustered_graph(sizes: Sequence[int], *, homogeneity: str = "strong", intra_
         for x, y in new:
             thr = max(thresholds[labels[x]], thresholds[labels[y]]) or generic
             edges.append((x, y))
-            weights.append(float(thr * (1.0 + margin * (1.0 + rng.random()))))
+            spread = 1.0 + inter_spread * rng.random() if inter_spread else 1.0
+            weights.append(float(thr * (1.0 + margin * (1.0 + rng.random())) * spread))
     graph = WeightedGraph.from_arrays(n, np.asarray(edges, dtype=np.int64).reshape(-1, 2), np.asarray(weights))
     return ClusteredGraph(graph, labels)
 
@@ -375,16 +379,49 @@ def weak_homogeneity(graph: WeightedGraph, labels: Any) -> Homogeneity:
         problems.append(f"the MST has {int(inter.sum())} inter-cluster edges, not K-1 = {k - 1}: some cluster is "
                         f"not a connected subtree of the MST; connect every cluster internally with edges lighter "
                         f"than its inter edges")
+    tie = _harmful_tie(graph, lab, tree)
+    if tie is not None:
+        problems.append(f"the MST is not unique (non-tree edge ({tie[0]},{tie[1]}) ties the heaviest edge of its "
+                        f"tree path) and the other MSTs differ in their cut or in a cluster's subtree; Def 3.10 "
+                        f"quantifies over all MSTs and this check covers one: break the ties")
+    return Homogeneity("weak", h.alpha, h.max_in, h.min_in, tuple(problems))
+
+
+def _harmful_tie(graph: WeightedGraph, labels: np.ndarray, tree: np.ndarray) -> tuple[int, int] | None:
+    """A non-tree edge ``f`` that could replace a tree edge of equal weight (another MST), unless ``f`` and every
+    such tree edge lie inside the same cluster (then every MST has the same cut and the same weights inside each
+    cluster, so Def 3.10 reads the same on all of them).  ``None`` if there is no such edge."""
+    n = graph.n_nodes
+    adj: list[list[tuple[int, int]]] = [[] for _ in range(n)]
+    for e in tree.tolist():
+        a, b = graph.edges[e]
+        adj[a].append((int(b), e))
+        adj[b].append((int(a), e))
     in_tree = np.zeros(graph.n_edges, dtype=bool)
     in_tree[tree] = True
-    path_max = _tree_path_max(graph.n_nodes, [tuple(e) for e in te.tolist()], tw)
-    others = np.flatnonzero(~in_tree)
-    ties = others[graph.weights[others] <= path_max[graph.edges[others, 0], graph.edges[others, 1]]]
-    if ties.size:
-        e = graph.edges[ties[0]]
-        problems.append(f"the MST is not unique (non-tree edge ({e[0]},{e[1]}) ties the heaviest edge of its tree "
-                        f"path); Def 3.10 quantifies over all MSTs and this check covers one: break the ties")
-    return Homogeneity("weak", h.alpha, h.max_in, h.min_in, tuple(problems))
+    for f in np.flatnonzero(~in_tree).tolist():
+        u, v = (int(x) for x in graph.edges[f])
+        parent: dict[int, tuple[int, int]] = {u: (-1, -1)}
+        stack = [u]
+        while stack:
+            x = stack.pop()
+            for y, e in adj[x]:
+                if y not in parent:
+                    parent[y] = (x, e)
+                    stack.append(y)
+        path, x = [], v
+        while x != u:
+            x, e = parent[x]
+            path.append(e)
+        wf = graph.weights[f]
+        tied = [e for e in path if graph.weights[e] >= wf]
+        if not tied:
+            continue
+        cl = {int(labels[graph.edges[e, 0]]) if labels[graph.edges[e, 0]] == labels[graph.edges[e, 1]] else -1
+              for e in tied + [f]}
+        if cl != {int(labels[u])} or labels[u] != labels[v]:
+            return u, v
+    return None
 
 
 def tree_is_partitioning(labels: np.ndarray, edges: np.ndarray, trees: np.ndarray, topology: str) -> np.ndarray:
@@ -965,13 +1002,18 @@ class WeightReleaseSeparability(_ClusterInput):
 
 # ------------------------------------------------------------------------------------------ Corollary 3.1
 def _recovery_failure(tree: WeightedGraph, labels: np.ndarray) -> dict[str, Any] | None:
-    """Run DBMSTClu on ``tree``; ``None`` if it returns exactly ``labels`` after ``K-1`` cuts, else a record."""
+    """Run DBMSTClu on ``tree``; ``None`` if it returns exactly ``labels`` after ``K-1`` cuts, else a record whose
+    ``kind`` is ``"over-cut"`` (a planted cluster split: Thm 9 fails), ``"under-cut"`` (two planted clusters left
+    together: Thm 7 or 8 fails) or ``"both"``."""
     res = dbmstclu(tree)
     truth = canonical_labels(labels)
     k = int(truth.max()) + 1
     if np.array_equal(res.labels, truth) and res.cuts.size == k - 1:
         return None
-    record: dict[str, Any] = {"size": tree.n_nodes, "clusters": np.bincount(truth).tolist(),
+    merged = any(np.unique(truth[res.labels == c]).size > 1 for c in range(int(res.labels.max()) + 1))
+    split = any(np.unique(res.labels[truth == c]).size > 1 for c in range(k))
+    kind = "both" if merged and split else "under-cut" if merged else "over-cut"
+    record: dict[str, Any] = {"size": tree.n_nodes, "kind": kind, "clusters": np.bincount(truth).tolist(),
                               "found": np.bincount(res.labels).tolist(), "cuts": int(res.cuts.size)}
     if tree.n_nodes <= 12:
         record["tree"] = [[int(u), int(v), float(w)] for (u, v), w in zip(tree.edges, tree.weights)]
@@ -991,10 +1033,12 @@ class DBMSTCluRecovery:
 
     Each instance (drawn from ``rng``): ``K ~ U{2..max_clusters}``, sizes ``~ U{min_size..max_size}``,
     ``w_max/w_min = exp(U(0, ln max_ratio))``, ``margin`` log-uniform in ``[1e-9, max_margin]`` (down to *at*
-    the threshold), intra density ``U(0, 0.5)``, inter density ``U(0, 1)``, ``0..2`` pendants, built by
+    the threshold), ``inter_spread ~ U(0, max_spread)``, intra density ``U(0, 0.5)``, inter density
+    ``U(0, 1)``, ``0..2`` pendants, built by
     :func:`clustered_graph` (``homogeneity="weak"``) and checked by :func:`weak_homogeneity` (an instance that
-    fails the check would be a generator bug and raises).  A failure record has ``size = |V|``, the cluster
-    sizes, the sizes DBMSTClu found, and the tree itself when ``|V| <= 12``.
+    fails the check would be a generator bug and raises).  A failure record has ``size = |V|``, its ``kind``
+    (over-cut / under-cut / both), the cluster sizes, the sizes DBMSTClu found, and the tree itself when
+    ``|V| <= 12``.
 
     Hypotheses as decided here: ``K >= 2`` (for ``K = 1`` DBMSTClu always makes a first cut -- any partition
     scores >= -1 -- so the corollary fails trivially on any 2-node graph); every cluster a connected subtree
@@ -1004,7 +1048,12 @@ class DBMSTCluRecovery:
     heaviest leaf edge scores ``1 + (|C|-1)(1 - min/DISP)`` for the two parts; for ``SEP < |C|/(|C|-1)·
     DISP²/min`` the cut gains and DBMSTClu keeps cutting (the proof of Thm 9 sets ``SEP = min``, ``DISP = max``
     for the parts, which contradicts its own ``SEP >= DISP``, and ignores 1-node parts whose VC is 1).
-    A 2-node cluster is always split (two singletons score 2 > 2(1 - w/SEP)).
+    A 2-node cluster is always split (two singletons score 2 > 2(1 - w/SEP)).  DBMSTClu can also stop too
+    early (under-cut, Thm 7 fails): after cutting the heaviest cut edge, the union of two clusters joined by a
+    lighter cut edge ``e`` has ``SEP`` = the heavy edge; cutting ``e`` makes ``e`` the new ``SEP`` of both parts
+    (the proof of Thm 7 claims ``SEP`` cannot decrease) and can lower the DBCVI, so no cut is taken -- smallest
+    found: three 3-node stars of unit weights, cut edges 2 and 1.25 (``|V| = 9``; 5 nodes with a 1-node
+    cluster).
     """
 
     min_size: int = 3
@@ -1012,6 +1061,7 @@ class DBMSTCluRecovery:
     max_clusters: int = 4
     max_ratio: float = 4.0
     max_margin: float = 1.0
+    max_spread: float = 2.0
 
     name = "seed 001 Corollary 3.1"
     quantity = "always"
@@ -1026,11 +1076,12 @@ class DBMSTCluRecovery:
             raise ValueError(f"max_ratio (w_max/w_min) must be >= 1, got {self.max_ratio}")
         if _positive("max_margin", self.max_margin) < 1e-9:
             raise ValueError(f"max_margin must be >= 1e-9, got {self.max_margin}")
+        _nonnegative("max_spread", self.max_spread)
 
     @property
     def parameters(self) -> dict[str, Any]:
         return {"min_size": self.min_size, "max_size": self.max_size, "max_clusters": self.max_clusters,
-                "max_ratio": self.max_ratio, "max_margin": self.max_margin}
+                "max_ratio": self.max_ratio, "max_margin": self.max_margin, "max_spread": self.max_spread}
 
     @property
     def size(self) -> int:
@@ -1054,7 +1105,8 @@ class DBMSTCluRecovery:
             seed = int(rng.integers(2 ** 31))
             cg = clustered_graph(sizes, homogeneity="weak", intra_density=float(rng.uniform(0.0, 0.5)),
                                  w_min=1.0, w_max=ratio, inter_density=float(rng.random()), margin=margin,
-                                 pendants=int(rng.integers(3)), seed=seed)
+                                 pendants=int(rng.integers(3)),
+                                 inter_spread=float(rng.uniform(0.0, self.max_spread)), seed=seed)
             check = weak_homogeneity(cg.graph, cg.labels)
             if not check.ok:
                 raise RuntimeError(f"clustered_graph produced an instance that is not weakly homogeneous "
