@@ -252,7 +252,7 @@ def test_thm14_hypotheses_messages() -> None:
     th = WeightReleaseSeparability(tau=0.0)
     assert any("is not ≪ p" in p for p in th.hypotheses())
     far = WeightReleaseSeparability(sizes=(3, 3, 3), pendants=0, inter_density=0.0, cluster_i=0, cluster_j=2,
-                                    graph_seed=0)      # cluster 2 hangs off cluster 1
+                                    graph_seed=1)      # cluster 2 hangs off cluster 1
     assert far.cut_columns.size == 0
     assert any("not exactly one e^(ij)" in p for p in far.hypotheses())
     with pytest.raises(ValueError, match="cluster_j"):
