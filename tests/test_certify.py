@@ -119,7 +119,7 @@ def test_witness_upper_bound_of_a_real_audit() -> None:
     """On a real audit's witness, the recovered bound brackets the point estimate at the audit's own level."""
     import functools
 
-    from dpverify import audit
+    from dpverify.audit import audit
 
     result = audit(functools.partial(mechs.laplace_sum, epsilon=1.0), [(0.0, 1.0)], epsilon=1.0, samples=20_000,
                    search_samples=5000, seed=3, workers=1)

@@ -494,3 +494,13 @@ def test_scheduler_wraps_the_run(tmp_path: Path, capsys: pytest.CaptureFixture[s
     assert run(capsys, "certify", str(TINY), "--quick", "--select", "rr", "--scheduler", "tcp://h:1",
                "--out", str(tmp_path / "c"))[0] == 0
     assert events == ["open tcp://h:1", "audit", "close"]
+
+
+def test_scheduler_without_dask_is_a_clear_error(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                 monkeypatch: pytest.MonkeyPatch, fake: mechs.FakeAudit) -> None:
+    pytest.importorskip("dpverify.distributed")
+    monkeypatch.setitem(sys.modules, "distributed", None)  # `import distributed` now fails as if not installed
+    code, out, err = run(capsys, "run", str(TINY), "--scheduler", "tcp://127.0.0.1:8786", "--out", str(tmp_path))
+    assert code == 2 and out == "" and "Traceback" not in err
+    assert err.startswith("dpverify: error: ") and 'pip install "dpverify[distributed]"' in err
+    assert not fake.calls
