@@ -243,8 +243,9 @@ def _prepare(args: argparse.Namespace, mode: str) -> tuple[list[Suite], list[Ent
 def _execute(entries: Sequence[Entry], mode: str, args: argparse.Namespace, meta: dict[str, Any],
              kept: dict[str, EntryOutcome], err: TextIO) -> tuple[list[EntryOutcome], bool]:
     """Run the entries not in ``kept``, rewriting ``<out>/report.json`` (every entry, in order) before the first
-    and after each one, and the plots, ``report.md`` and ``report.html`` at the end.  Returns the outcomes and whether Ctrl-C interrupted the run (the report then says
-    ``"interrupted"`` and marks the unfinished entries ``"not-run"``)."""
+    and after each one, and the plots, ``report.md`` and ``report.html`` at the end.  Returns the outcomes and
+    whether Ctrl-C interrupted the run (the report then says ``"interrupted"`` and marks the unfinished entries
+    ``"not-run"``)."""
     out_dir = Path(args.out)
     report_path = out_dir / "report.json"
     results = dict(kept)
@@ -312,11 +313,15 @@ def _kept_outcomes(report_path: Path, entries: Sequence[Entry], mode: str, seed:
         if changed:
             stale.append(f"{e.name} ({', '.join(changed)})")
             continue
-        kept[e.name] = replace(
-            fresh, outcome=r["outcome"], matched=r.get("matched") is True,
-            epsilon_lower_bound=_json_number(r.get("epsilon_lower_bound")), samples=r.get("samples"),
-            search_samples=r.get("search_samples"), seconds=float(r.get("seconds") or 0.0),
-            witness=r.get("witness"), error=r.get("error"), details=r.get("details"))
+        try:
+            kept[e.name] = replace(
+                fresh, outcome=str(r["outcome"]), matched=r.get("matched") is True,
+                epsilon_lower_bound=_json_number(r.get("epsilon_lower_bound")), samples=r.get("samples"),
+                search_samples=r.get("search_samples"), seconds=float(r.get("seconds") or 0.0),
+                witness=r.get("witness"), error=r.get("error"), details=r.get("details"))
+        except (KeyError, TypeError, ValueError) as exc:
+            raise InputError(f"--resume: {report_path}: the record of {e.name} is damaged ({type(exc).__name__}: "
+                             f"{exc}); drop --resume to start afresh") from None
     print(f"resuming {report_path}: {len(kept)} finished entries kept, {len(entries) - len(kept)} to run",
           file=err, flush=True)
     if stale:

@@ -504,3 +504,15 @@ def test_scheduler_without_dask_is_a_clear_error(tmp_path: Path, capsys: pytest.
     assert code == 2 and out == "" and "Traceback" not in err
     assert err.startswith("dpverify: error: ") and 'pip install "dpverify[distributed]"' in err
     assert not fake.calls
+
+
+def test_resume_damaged_report(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                               monkeypatch: pytest.MonkeyPatch) -> None:
+    rep = _interrupted_run(tmp_path, capsys, monkeypatch)
+    rep["entries"][0]["seconds"] = {"not": "a number"}
+    (tmp_path / "report.json").write_text(json.dumps(rep), encoding="utf-8")
+    code, _, err = run(capsys, "run", str(TINY), "--seed", "3", "--out", str(tmp_path), "--resume")
+    assert code == 2 and "the record of tiny/laplace is damaged" in err and "Traceback" not in err
+    (tmp_path / "report.json").write_text("{", encoding="utf-8")
+    code, _, err = run(capsys, "run", str(TINY), "--seed", "3", "--out", str(tmp_path), "--resume")
+    assert code == 2 and "not valid JSON" in err
