@@ -35,13 +35,14 @@ from __future__ import annotations
 
 import argparse
 import zlib
-from typing import Any, Callable, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 import pytest
 
-from dpverify.asserts import assert_private
 from dpverify.errors import InputError
-from dpverify.result import AuditResult
+
+if TYPE_CHECKING:  # the audit (and scipy) is imported on first use, not when pytest loads the plugin
+    from dpverify.result import AuditResult
 
 MARKER = "dp_audit"
 
@@ -112,6 +113,8 @@ class DPAudit:
         __tracebackhide__ = True  # pytest shows the test's line, not this wrapper
         merged = {**self.options, **options}
         try:
+            from dpverify.asserts import assert_private
+
             return assert_private(mechanism, pairs, epsilon, delta, seed=self.seed, **merged)
         except AssertionError as exc:
             raise AssertionError(f"{exc}\n  rerun this test with --dp-seed {self.seed}") from None
