@@ -135,10 +135,12 @@ def _scalars(values: dict[str, Any]) -> dict[str, Any]:
     """The JSON-able view of a parameter dict: scalars as they are, sequences as their ``repr``."""
     out: dict[str, Any] = {}
     for k, v in values.items():
+        if isinstance(v, np.generic):
+            v = v.item()
         if v is None or isinstance(v, (bool, int, float, str)):
             out[k] = v
         else:
-            out[k] = repr(v if not isinstance(v, tuple) else list(v))
+            out[k] = repr(np.asarray(v).tolist())
     return out
 
 
@@ -573,7 +575,12 @@ class _SplitNode:
         self.delta_f = self.mech.sensitivity()
 
     def _draw(self, n: int, rng: np.random.Generator) -> np.ndarray:
-        return self.mech(self.x, _int("n", n, 0), rng)
+        """``n`` splits drawn by :class:`DPMSplitEM` (in chunks of at most 2·10^6 Gumbel draws)."""
+        n = _int("n", n, 0)
+        chunk = max(1, 2_000_000 // self.f.size)
+        if n <= chunk:
+            return self.mech(self.x, n, rng)
+        return np.concatenate([self.mech(self.x, min(chunk, n - i), rng) for i in range(0, n, chunk)])
 
     def _base_parameters(self) -> dict[str, Any]:
         keys = ["data", "n_points", "d", "gap", "spread", "clumps", "bounds", "data_seed", "beta", "lam",
