@@ -383,6 +383,11 @@ class MinimalEmptiness:
     the runs.  ``form``: ``"sec5.2"`` -- the constant 0.80258 (level 0) and the level-``i`` formula
     ``1 − (1 − 0.80258)·2^i`` (negative for ``i ≥ 3``: reported by :meth:`hypotheses`); ``"sec5.4"`` -- the
     rounded ``≥ 0.8`` Sec. 5.4 uses (line 488; level 0 only).
+
+    Measured (``σ = 4``, ``|D| = 20000``, ``ε = 1``, ``δ = 1/(n√n)``; full budget): 5%-quantiles 0.7960 (median
+    candidate) and 0.7961 (fullest grid candidate) against 0.80258, the median 0.8025 -- the constant is the
+    typical value, not a lower bound; level 1: 0.670 ≥ 0.605, level 2: 0.208 < 0.210; Sec. 5.4's 0.8 at 95% needs
+    about ``|D| = 10^5`` (5%-quantile 0.7800, 0.7960, 0.8003 for 5000, 20000, 100000 points).
     """
 
     n_points: int = 20000
@@ -619,8 +624,13 @@ class ExponentialMechanismUtility(_SplitNode):
     (``data="clumps"``, e.g. ``[[19.5, 100], [21.5, 100]]`` on ``[0, 40]`` with ``β = 1``: the empty candidate
     between the clumps scores ``1 + α``, the 37 empty candidates outside score ``α``).  The smallest
     counterexample to the printed form: ``clumps = [[0.5, 3]]`` on ``[0, 2]``, ``β = 1``, ``ñ = 200``, ``λ = 0``,
-    ``κ = 0.8``, small ``ε`` -- three points, two candidates (no node of two points violates it: the score gap a
-    point can open is ``(2t/q + α)/(2Δ_f·ñ)`` in units of ``2Δ_f``, and a violation needs a gap above ``2 ln 2``).
+    ``κ = 0.8``, ``ε`` below about 0.14 -- three points, two candidates (exact 0.4996 at ``ε = 0.001`` against
+    ``e^{−0.8} = 0.4493``).  No node of two points violates it: ranks and counts move by at most ``|S|``, so two
+    candidates' scores differ by at most ``|S|(t/q + α)/ñ`` = ``|S|/2`` units of ``2Δ_f`` (``λ = 0``), while the
+    mass below the printed threshold is at most ``(|W| − |W_{OPT_ω}|)/|W|``, which exceeds ``e^{−κ}`` only if
+    the threshold lies ``ln(|W|/|W_{OPT_ω}|) + ln(|W|/(|W| − |W_{OPT_ω}|)) ≥ 2 ln 2`` units below ``OPT``.
+    At DPM's first split as run in the paper (``ε_exp_0 = 0.00723``, ``λ_0 = 4077``, ``|S| = ñ = 10^5``) the printed
+    threshold sits ``0.0002·(ln(|W|/|W_{OPT_ω}|) + κ)`` below ``OPT`` and the printed form fails from ``κ ≈ 1.6``.
     """
 
     kappa: float = 1.0
@@ -679,7 +689,11 @@ class CentralSplitEmptiness(_SplitNode):
     A conditional probability: :meth:`sample` returns 1.0/0.0 for the runs whose split is t′-central and NaN
     for the others.  With ties for the optimum, ``s*`` is the central one of largest emptiness (the hardest).
     Note the proof applies Corollary 5 to the *unconditional* law; conditioning on ``W_{≥t′}`` can only be
-    bounded by ``Pr[¬A]/Pr[W_{≥t′}]``, so the lemma is checked as stated, conditionally.
+    bounded by ``Pr[¬A]/Pr[W_{≥t′}]``, so the lemma is checked as stated, conditionally.  A random search over
+    15 000 small clump nodes (``K ≤ 13`` candidates, ``ñ`` within ``e^{±1}`` of ``|S|``, random ``ε``, ``t′``, ``ω``,
+    ``κ ∈ {0.5, 1, 2, 3, 5}``, both forms) found no counterexample: a bad central draw ``s`` must satisfy
+    ``f(s*) − f(s) ≥ α(e(s*) − e(s)) − (1 − t′)``, and the ``(1 − t′)/α`` slack is used in full only by a draw
+    at centreness 1 while ``s*`` sits at exactly ``t′`` -- few candidates can be both central and that empty-poor.
     """
 
     t_prime: float = 0.5
@@ -853,7 +867,12 @@ class OuterSplitProbability(_SplitNode):
       B.5), ``Pr[s ∉ W_{≥t′}] ≥ 1 − 1/(η + 1)``; checked at the largest admissible η (the strongest claim), with
       direction ``"at_least"``.  The proof's step ``L_{<t′} ≥ |W_{<t′}|e^{(1−e_min)αB}`` needs every
       non-central candidate to score at least ``α + t′``, i.e. an emptiness above 1: it never holds, so the
-      η bound is only as good as the slack elsewhere.
+      η bound is only as good as the slack elsewhere.  Smallest counterexamples (exhaustive search, points on a
+      half grid of ``[0, K]``, ``K ≤ 5``, 25 values of ε): the proof's condition fails on **3 points**
+      (``clumps = [[0.5, 2], [2.5, 1]]``, ``K = 3``, ``ñ = |S|``, ``t′ = 0.72``, ``ε = 3.16``: exact 0.0711
+      against 0.1031); the printed one on **1 point** with a noisy count below the size (``[[4.0, 1]]``,
+      ``K = 5``, ``ñ = 0.2``, ``t′ = 0``: ``e_min = −4``), and on no node with ``ñ = |S|`` in 40 000 random ones
+      (there ``e_min ≥ 0`` and its η is ``e^{(α−1)(1−e_min)B}`` times smaller than the proof's).
     """
 
     t_prime: float = 0.5
