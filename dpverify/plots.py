@@ -75,7 +75,7 @@ def plot_theorem(result: SweepResult | TheoremResult | Mapping[str, Any], path: 
     else:
         points, param, values = [doc], "", ("",)
     xs, labels = _axis_values(values)
-    fig, ax = plt.subplots(figsize=(6.4, 4.0), dpi=100)
+    fig, ax = plt.subplots(figsize=(6.4, 4.0), dpi=90)
     first = points[0]
     if first["quantity"] == "always":
         fails = [p["failure_count"] for p in points]
@@ -118,7 +118,7 @@ def plot_loss_histogram(record: Mapping[str, Any], path: str | Path) -> Path | N
         return None
     plt = _pyplot()
     edges, mass = hist["edges"], hist["mass"]
-    fig, ax = plt.subplots(figsize=(6.4, 3.4), dpi=90)
+    fig, ax = plt.subplots(figsize=(6.4, 3.4), dpi=80)
     ax.bar(edges[:-1], mass, width=[b - a for a, b in zip(edges[:-1], edges[1:])], align="edge",
            color="tab:blue", alpha=0.7, label="binned empirical loss (mass under x0)")
     eps = _float((record.get("claim") or {}).get("epsilon"))
@@ -148,7 +148,8 @@ def plot_epsilon_summary(records: Sequence[Mapping[str, Any]], path: str | Path)
     if not rows:
         return None
     plt = _pyplot()
-    fig, ax = plt.subplots(figsize=(7.0, 0.8 + 0.2 * len(rows)), dpi=90)
+    height = 0.9 + 0.16 * len(rows)
+    fig, ax = plt.subplots(figsize=(7.0, height), dpi=80)
     ys = list(range(len(rows)))[::-1]
     ratios = [_float(r["epsilon_lower_bound"]) / _float(r["claim"]["epsilon"]) for r in rows]
     cap = 100.0
@@ -158,14 +159,16 @@ def plot_epsilon_summary(records: Sequence[Mapping[str, Any]], path: str | Path)
     ax.set_xscale("symlog", linthresh=1.0)
     ax.set_xlim(0, cap)
     ax.set_yticks(ys, [f"{r['suite']}/{r['id']}" for r in rows], fontsize=6)
-    ax.set_xlabel(f"ε found / claimed ε (lower bound or exact loss; cut at {cap:g}, infinite included)")
+    ax.set_xlabel(f"ε found / claimed ε (bars cut at {cap:g})")
     ax.legend(loc="lower right", fontsize=7)
     ax.grid(axis="x", alpha=0.3)
-    return _save(fig, plt, path)
+    return _save(fig, plt, path, {"left": 0.36, "right": 0.98, "bottom": 0.55 / height, "top": 1 - 0.1 / height})
 
 
-def _save(fig: Any, plt: Any, path: str | Path) -> Path:
-    fig.tight_layout()
+def _save(fig: Any, plt: Any, path: str | Path, margins: Mapping[str, float] | None = None) -> Path:
+    # Fixed margins instead of tight_layout: tight_layout draws the figure once more just to measure it,
+    # which doubled the time reports spend on plots.
+    fig.subplots_adjust(**(margins or {"left": 0.12, "right": 0.97, "bottom": 0.15, "top": 0.86}))
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path)
