@@ -92,7 +92,6 @@ __all__ = [
     "EarlyHalting",
 ]
 
-SEED = "seed 004 (../shared/seeds/004_e63c772e1db0dbd8.txt)"
 #: ``Φ(1/4) − Φ(−1/4)``: the mass of an interval of width ``σ/2`` centred at a Gaussian's mean (Sec. 5.2).
 SEC52_FRACTION: float = float(norm.cdf(0.25) - norm.cdf(-0.25))
 #: The constant Sec. 5.2 prints (line 413); the exact value is ``1 − SEC52_FRACTION = 0.8025873…``.
