@@ -64,7 +64,6 @@ Errata resolved here (each also a ``form`` parameter where the paper prints some
 from __future__ import annotations
 
 import math
-import numbers
 from dataclasses import dataclass
 from typing import Any
 
@@ -76,6 +75,11 @@ from algorithms.dpm.dpm import DPM
 from algorithms.dpm.score import DEFAULT_ALPHA, DEFAULT_Q, DEFAULT_T, score
 from algorithms.dpm.split import DPMSplitEM
 from algorithms.noise import NoiseSource
+from algorithms.theorems.params import (
+    real as _real,
+    integer as _int,
+    choice as _choice,
+)
 
 __all__ = [
     "SEC52_FRACTION",
@@ -101,24 +105,6 @@ SEC54_ROUNDED: float = 0.8
 
 
 # -- validation helpers -------------------------------------------------------------------------------------
-def _real(name: str, value: object) -> float:
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(float(value)):
-        raise ValueError(f"{name} must be a finite real number, got {value!r}")
-    return float(value)
-
-
-def _int(name: str, value: object, low: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or int(value) < low:
-        raise ValueError(f"{name} must be an integer >= {low}, got {value!r}")
-    return int(value)
-
-
-def _choice(name: str, value: object, allowed: tuple[str, ...]) -> str:
-    if value not in allowed:
-        raise ValueError(f"{name} must be one of {allowed}, got {value!r}")
-    return str(value)
-
-
 def _pair(name: str, value: object) -> tuple[float, float]:
     try:
         a, b = value  # type: ignore[misc]

@@ -50,7 +50,6 @@ from __future__ import annotations
 
 import itertools
 import math
-import numbers
 from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
@@ -66,6 +65,14 @@ from algorithms.graph.mst import mst_edges
 from algorithms.graph.pamst import PAMST
 from algorithms.graph.weight_release import CALIBRATIONS, WeightRelease
 from algorithms.graph.weighted_graph import WeightedGraph
+from algorithms.theorems.params import (
+    real as _real,
+    positive as _positive,
+    nonnegative as _nonnegative,
+    probability as _probability,
+    integer as _integer,
+    choice as _choice,
+)
 
 __all__ = [
     "ClusteredGraph",
@@ -93,45 +100,6 @@ MUCH_SMALLER: float = 10.0
 
 
 # ------------------------------------------------------------------------------------------ validation
-def _real(name: str, value: Any) -> float:
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(float(value)):
-        raise ValueError(f"{name} must be a finite number, got {value!r}")
-    return float(value)
-
-
-def _positive(name: str, value: Any) -> float:
-    v = _real(name, value)
-    if v <= 0:
-        raise ValueError(f"{name} must be > 0, got {value!r}")
-    return v
-
-
-def _nonnegative(name: str, value: Any) -> float:
-    v = _real(name, value)
-    if v < 0:
-        raise ValueError(f"{name} must be >= 0, got {value!r}")
-    return v
-
-
-def _probability(name: str, value: Any) -> float:
-    v = _real(name, value)
-    if not 0.0 <= v <= 1.0:
-        raise ValueError(f"{name} must lie in [0, 1], got {value!r}")
-    return v
-
-
-def _integer(name: str, value: Any, low: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or int(value) < low:
-        raise ValueError(f"{name} must be an integer >= {low}, got {value!r}")
-    return int(value)
-
-
-def _choice(name: str, value: Any, allowed: tuple[str, ...]) -> str:
-    if value not in allowed:
-        raise ValueError(f"{name} must be one of {allowed}, got {value!r}")
-    return str(value)
-
-
 def _reals(name: str, value: Any) -> tuple[Any, ...]:
     """A non-empty list (or 1-D array: suites pass arrays) as a tuple of Python scalars."""
     if isinstance(value, np.ndarray) and value.ndim == 1:

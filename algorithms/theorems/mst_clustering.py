@@ -35,7 +35,6 @@ Everything there depends on ``ε`` and the gap ``t`` only through ``s = εt``.
 from __future__ import annotations
 
 import math
-import numbers
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -46,6 +45,12 @@ from scipy.special import gammaln, lambertw
 from algorithms.graph.laplace_mst import graph_laplace
 from algorithms.graph.mst import mst_edges
 from algorithms.graph.weighted_graph import WeightedGraph
+from algorithms.theorems.params import (
+    real as _real,
+    positive as _positive,
+    integer as _integer,
+    choice as _choice,
+)
 
 __all__ = [
     "b_lap",
@@ -85,30 +90,6 @@ _CLUSTER_MAX_NODES: int = 8
 # --------------------------------------------------------------------------------------------------
 # parameter checks (malformed parameters raise; parameters outside a theorem's hypotheses do not)
 # --------------------------------------------------------------------------------------------------
-
-def _real(name: str, value: Any) -> float:
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(float(value)):
-        raise ValueError(f"{name} must be a finite real number, got {value!r}")
-    return float(value)
-
-
-def _positive(name: str, value: Any) -> float:
-    if _real(name, value) <= 0:
-        raise ValueError(f"{name} must be > 0, got {value!r}")
-    return float(value)
-
-
-def _integer(name: str, value: Any, low: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or int(value) < low:
-        raise ValueError(f"{name} must be an integer >= {low}, got {value!r}")
-    return int(value)
-
-
-def _choice(name: str, value: Any, allowed: tuple[str, ...]) -> str:
-    if value not in allowed:
-        raise ValueError(f"{name} must be one of {allowed}, got {value!r}")
-    return str(value)
-
 
 def _reals(name: str, values: Any) -> tuple[float, ...]:
     if isinstance(values, (str, bytes)) or not hasattr(values, "__iter__"):

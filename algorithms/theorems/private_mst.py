@@ -51,7 +51,6 @@ from __future__ import annotations
 
 import itertools
 import math
-import numbers
 from dataclasses import asdict, dataclass
 from functools import cached_property
 from typing import Any
@@ -65,6 +64,12 @@ from algorithms.graph.mst import mst_edges
 from algorithms.graph.pamst import PAMST
 from algorithms.graph.pamst_exact import pamst_log_pmf
 from algorithms.graph.weighted_graph import WeightedGraph
+from algorithms.theorems.params import (
+    real as _real,
+    positive as _positive,
+    integer as _integer,
+    choice as _choice,
+)
 
 __all__ = [
     "PrimRuns",
@@ -96,30 +101,6 @@ _EXHAUSTIVE_MAX_INSTANCES: int = 2_000_000
 # --------------------------------------------------------------------------------------------------
 # parameter checks (malformed parameters raise; parameters outside a theorem's hypotheses do not)
 # --------------------------------------------------------------------------------------------------
-
-def _real(name: str, value: Any) -> float:
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(float(value)):
-        raise ValueError(f"{name} must be a finite real number, got {value!r}")
-    return float(value)
-
-
-def _positive(name: str, value: Any) -> float:
-    if _real(name, value) <= 0:
-        raise ValueError(f"{name} must be > 0, got {value!r}")
-    return float(value)
-
-
-def _integer(name: str, value: Any, low: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or int(value) < low:
-        raise ValueError(f"{name} must be an integer >= {low}, got {value!r}")
-    return int(value)
-
-
-def _choice(name: str, value: Any, allowed: tuple[str, ...]) -> str:
-    if value not in allowed:
-        raise ValueError(f"{name} must be one of {allowed}, got {value!r}")
-    return str(value)
-
 
 def _gamma_problems(gamma: float) -> list[str]:
     if not 0.0 < gamma <= 1.0:
