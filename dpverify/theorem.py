@@ -233,7 +233,7 @@ class SweepResult:
 
     def summary(self) -> str:
         counts = {v: sum(p.verdict == v for p in self.points) for v in VERDICTS}
-        text = (f"{self.verdict}: over {self.param} in {list(self.values)}: "
+        text = (f"{self.verdict}: over {self.param} in {[_plain(v) for v in self.values]}: "
                 + ", ".join(f"{n} {v}" for v, n in counts.items() if n))
         if self.counterexample is not None:
             text += f"; smallest counterexample: {self.counterexample}"
@@ -241,12 +241,17 @@ class SweepResult:
 
     def to_dict(self) -> dict[str, Any]:
         return json_clean({
-            "name": self.name, "param": self.param, "values": list(self.values), "alpha": self.alpha,
+            "name": self.name, "param": self.param, "values": [_plain(v) for v in self.values], "alpha": self.alpha,
             "point_alpha": self.point_alpha, "verdict": self.verdict, "counterexample": self.counterexample,
             "claim": self.claim_text(),
             "seconds": round(self.seconds, 6), "summary": self.summary(),
             "points": [p.to_dict() for p in self.points],
         })
+
+
+def _plain(v: Any) -> Any:
+    """A sweep value as plain Python (arrays from suite files become lists), for summaries and records."""
+    return v.tolist() if isinstance(v, np.ndarray) else v.item() if isinstance(v, np.generic) else v
 
 
 def _num(x: float | None) -> str:
@@ -610,7 +615,7 @@ def check_sweep(factory: Callable[..., Any], params: Mapping[str, Any], param: s
         bad = [(i, p) for i, p in enumerate(points) if p.violated]
         if bad:
             i, p = min(bad, key=lambda ip: (math.inf if ip[1].size is None else ip[1].size, ip[0]))
-            counterexample = {param: values[i], "size": p.size, "estimate": p.estimate,
+            counterexample = {param: _plain(values[i]), "size": p.size, "estimate": p.estimate,
                               "interval": list(p.interval), "bound": p.bound, "parameters": p.parameters}
     return SweepResult(name=points[0].name, param=param, values=values, points=tuple(points), alpha=alpha,
                        verdict=verdict, counterexample=counterexample, seconds=time.perf_counter() - t0)
