@@ -65,7 +65,8 @@ def _measured(o: EntryOutcome) -> str:
     r = o.result
     if isinstance(r, SweepResult):
         counts = {v: sum(p.verdict == v for p in r.points) for v in ("violated", "inconclusive", "holds")}
-        return f"over {r.param} ∈ {list(r.values)}: " + ", ".join(f"{n} {v}" for v, n in counts.items() if n)
+        values = [v.tolist() if hasattr(v, "tolist") else v for v in r.values]
+        return f"over {r.param} ∈ {values}: " + ", ".join(f"{n} {v}" for v, n in counts.items() if n)
     if isinstance(r, TheoremResult):
         if r.quantity == "always":
             return f"{r.failure_count} counterexample(s) in {r.runs} instances"
@@ -81,7 +82,7 @@ def _counterexample(o: EntryOutcome) -> str:
     if ce is None:
         return "-"
     shown = {k: v for k, v in ce.items() if k not in ("interval", "parameters")}
-    return ", ".join(f"{k}={_num(v) if isinstance(v, float) else v}" for k, v in shown.items())
+    return ", ".join(f"{k}={f'{v:.7g}' if isinstance(v, float) else v}" for k, v in shown.items())
 
 
 def _name(o: EntryOutcome) -> str:
@@ -94,15 +95,15 @@ def verdict_table(outcomes: list[EntryOutcome]) -> str:
             "|---|---|---|---|---|---|"]
     for o in sorted(outcomes, key=lambda o: (ORDER.get(o.outcome, 9), o.suite, o.id)):
         claim = (o.details or {}).get("claim", "-")
-        rows.append(f"| `{o.suite}/{o.id}` | {_name(o)} | {claim} | **{o.outcome}** | {_measured(o)} | "
-                    f"{_counterexample(o)} |")
+        cells = [f"`{o.suite}/{o.id}`", _name(o), claim, f"**{o.outcome}**", _measured(o), _counterexample(o)]
+        rows.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
     return "\n".join(rows)
 
 
 def _points_table(r: SweepResult | TheoremResult) -> str:
     points = r.points if isinstance(r, SweepResult) else (r,)
     param = r.param if isinstance(r, SweepResult) else "point"
-    values = r.values if isinstance(r, SweepResult) else ("-",)
+    values = [v.tolist() if hasattr(v, "tolist") else v for v in r.values] if isinstance(r, SweepResult) else ["-"]
     if points[0].quantity == "always":
         rows = [f"| {param} | instances | counterexamples | smallest | verdict |", "|---|---|---|---|---|"]
         rows += [f"| {v} | {p.runs} | {p.failure_count} | {p.counterexample or '-'} | {p.verdict} |"
@@ -119,7 +120,7 @@ def _points_table(r: SweepResult | TheoremResult) -> str:
 
 def entry_section(o: EntryOutcome, entry_description: str, plot: Path | None) -> str:
     r = o.result
-    lines = [f"### `{o.suite}/{o.id}` -- {_name(o)}: **{o.outcome}** (expected {o.expectation})", ""]
+    lines = [f"### `{o.suite}/{o.id}` -- {_name(o).replace('|', '∣')}: **{o.outcome}** (expected {o.expectation})", ""]
     if r is None:
         lines += [f"Error: {o.error}", ""]
         return "\n".join(lines)
@@ -168,8 +169,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="quick budgets (default: full)")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--calibration-reps", type=int, default=400,
-                        help="independent checks per calibration row (default 400)")
+    parser.add_argument("--calibration-reps", type=int, default=2000,
+                        help="independent checks per calibration row (default 2000)")
     parser.add_argument("--no-findings", action="store_true", help="do not touch docs/findings.md")
     args = parser.parse_args(argv)
     mode = "quick" if args.quick else "full"
