@@ -43,8 +43,11 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures.process import BrokenProcessPool
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import replace
 from collections.abc import Sequence
@@ -116,7 +119,11 @@ def build_parser() -> argparse.ArgumentParser:
         cmd.add_argument("--seed", type=_non_negative_int, default=0, metavar="N",
                          help="run seed; each entry's seed derives from it and its suite/id (default 0)")
         cmd.add_argument("--workers", type=_positive_int, default=None, metavar="N",
-                         help="sampling processes per audit (default: all cores; results do not depend on it)")
+                         help="sampling processes per audit (default: all cores, or 1 when --jobs runs entries "
+                         "side by side; results do not depend on it)")
+        cmd.add_argument("--jobs", type=_positive_int, default=None, metavar="N",
+                         help="entries run side by side in N processes (default: all cores; 1 with --scheduler); "
+                         "results do not depend on it")
         cmd.add_argument("--out", default=out_default, metavar="DIR",
                          help=f"report directory; DIR/report.json (default: {out_default})")
         cmd.add_argument("--scheduler", metavar="ADDRESS",
@@ -215,7 +222,8 @@ def _with_plot_path(outcome: EntryOutcome) -> EntryOutcome:
 
 
 def _run_meta(args: argparse.Namespace, mode: str, suites: Sequence[Suite]) -> dict[str, Any]:
-    meta = {"mode": mode, "seed": args.seed, "workers": args.workers, "suites": [str(s.path) for s in suites],
+    meta = {"mode": mode, "seed": args.seed, "workers": args.workers, "jobs": _jobs(args),
+            "suites": [str(s.path) for s in suites],
             "select": args.select}
     if args.scheduler is not None:
         meta["scheduler"] = args.scheduler
@@ -240,6 +248,18 @@ def _prepare(args: argparse.Namespace, mode: str) -> tuple[list[Suite], list[Ent
     return suites, entries
 
 
+def _jobs(args: argparse.Namespace) -> int:
+    """Entries run side by side: ``--jobs``, else every core; one on a Dask cluster (it does the sampling)."""
+    if args.scheduler is not None:
+        return 1
+    return args.jobs if args.jobs is not None else max(1, os.cpu_count() or 1)
+
+
+def _run_in_worker(entry: Entry, mode: str, seed: int, workers: int | None) -> EntryOutcome:
+    """A ``--jobs`` worker: run one entry; the in-memory result object stays behind (the report uses records)."""
+    return replace(run_entry(entry, mode, seed, workers), result=None)
+
+
 def _execute(entries: Sequence[Entry], mode: str, args: argparse.Namespace, meta: dict[str, Any],
              kept: dict[str, EntryOutcome], err: TextIO) -> tuple[list[EntryOutcome], bool]:
     """Run the entries not in ``kept``, rewriting ``<out>/report.json`` (every entry, in order) before the first
@@ -260,6 +280,9 @@ def _execute(entries: Sequence[Entry], mode: str, args: argparse.Namespace, meta
 
     todo = [(i, e) for i, e in enumerate(entries) if e.name not in results]
     outcomes = snapshot("running" if todo else "complete")
+    jobs = min(_jobs(args), len(todo))
+    if jobs > 1:
+        return _execute_side_by_side(todo, jobs, mode, args, results, snapshot, entries, kept, err)
     with Progress(err, entries, done=kept.values()) as progress:
         try:
             for k, (i, entry) in enumerate(todo):
@@ -271,6 +294,43 @@ def _execute(entries: Sequence[Entry], mode: str, args: argparse.Namespace, meta
         except KeyboardInterrupt:
             progress.interrupted()
             return snapshot("interrupted"), True
+    return outcomes, False
+
+
+def _execute_side_by_side(todo: list[tuple[int, Entry]], jobs: int, mode: str, args: argparse.Namespace,
+                          results: dict[str, EntryOutcome], snapshot: Any, entries: Sequence[Entry],
+                          kept: dict[str, EntryOutcome], err: TextIO) -> tuple[list[EntryOutcome], bool]:
+    """``--jobs N``: the entries in ``N`` processes, each entry sampling with ``--workers`` (default 1) processes.
+    Each entry's seed derives from the run seed and its suite/id, so the outcomes are those of a sequential run;
+    the report (every entry in suite order) is rewritten as each one finishes, in whatever order they finish."""
+    workers = args.workers if args.workers is not None else 1
+    pool = ProcessPoolExecutor(max_workers=jobs)
+    outcomes: list[EntryOutcome] = []
+    with Progress(err, entries, done=kept.values()) as progress:
+        try:
+            futures = {pool.submit(_run_in_worker, entry, mode, args.seed, workers): (i, entry) for i, entry in todo}
+            for k, future in enumerate(as_completed(futures)):
+                i, entry = futures[future]
+                try:
+                    outcome = future.result()
+                except BrokenProcessPool as exc:  # a worker died (killed, out of memory): say which entry
+                    raise InputError(f"the process running {entry.name} died ({exc}); rerun with --jobs 1 to see "
+                                     "why, or --resume to keep the finished entries") from None
+                outcome = _with_plot_path(outcome)
+                results[entry.name] = outcome
+                progress.start(entry, i)
+                progress.finish(outcome, i)
+                outcomes = snapshot("running" if k + 1 < len(todo) else "complete")
+        except KeyboardInterrupt:
+            # the running entries are dropped (reported not-run, as a sequential run drops its current entry);
+            # stop their processes now rather than wait for them
+            for proc in list((getattr(pool, "_processes", None) or {}).values()):
+                proc.terminate()
+            pool.shutdown(wait=False, cancel_futures=True)
+            progress.interrupted()
+            return snapshot("interrupted"), True
+        finally:
+            pool.shutdown(wait=True, cancel_futures=True)
     return outcomes, False
 
 

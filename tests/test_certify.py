@@ -35,6 +35,10 @@ import mechs  # noqa: E402  (tests/data/mechs.py)
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    """``dpverify *argv`` in process; run/certify one entry at a time (``--jobs 1``) unless ``--jobs`` is given,
+    so that in-process fakes (monkeypatched audits, counters) see every entry."""
+    if argv and argv[0] in ("run", "certify") and "--jobs" not in argv:
+        argv = (*argv, "--jobs", "1")
     code = cli.main(list(argv))
     captured = capsys.readouterr()
     return code, captured.out, captured.err

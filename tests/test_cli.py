@@ -43,6 +43,10 @@ def fake(monkeypatch: pytest.MonkeyPatch) -> mechs.FakeAudit:
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    """``dpverify *argv`` in process; run/certify one entry at a time (``--jobs 1``) unless ``--jobs`` is given,
+    so that in-process fakes (monkeypatched audits, counters) see every entry."""
+    if argv and argv[0] in ("run", "certify") and "--jobs" not in argv:
+        argv = (*argv, "--jobs", "1")
     code = cli.main(list(argv))
     captured = capsys.readouterr()
     return code, captured.out, captured.err
@@ -516,3 +520,35 @@ def test_resume_damaged_report(tmp_path: Path, capsys: pytest.CaptureFixture[str
     (tmp_path / "report.json").write_text("{", encoding="utf-8")
     code, _, err = run(capsys, "run", str(TINY), "--seed", "3", "--out", str(tmp_path), "--resume")
     assert code == 2 and "not valid JSON" in err
+
+
+# -------------------------------------------------------------------------------------------------
+# --jobs: entries side by side
+# -------------------------------------------------------------------------------------------------
+
+
+def _timeless(entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [{k: v for k, v in e.items() if k != "seconds"} for e in entries]
+
+
+def test_jobs_run_entries_side_by_side_with_the_same_outcomes(tmp_path: Path,
+                                                               capsys: pytest.CaptureFixture[str]) -> None:
+    code1, out1, _ = run(capsys, "run", str(SUITES), "--out", str(tmp_path / "one"), "--jobs", "1")
+    code2, out2, err2 = run(capsys, "run", str(SUITES), "--out", str(tmp_path / "two"), "--jobs", "2")
+    assert code1 == code2 == 0
+    one, two = read_report(tmp_path / "one"), read_report(tmp_path / "two")
+    assert two["jobs"] == 2 and one["jobs"] == 1 and two["status"] == "complete"
+    # each entry's seed derives from the run seed and its suite/id: the same outcomes, listed in suite order
+    assert _timeless(two["entries"]) == _timeless(one["entries"])
+    assert [line.split()[0] for line in out2.splitlines()[2:8]] == [line.split()[0] for line in out1.splitlines()[2:8]]
+    assert sorted(line.split()[0] for line in err2.splitlines() if line.startswith("[")) == [
+        f"[{i}/6]" for i in range(1, 7)]
+
+
+def test_jobs_is_one_on_a_dask_cluster_and_validated(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from dpverify.cli import _jobs, build_parser
+
+    args = build_parser().parse_args(["run", "--scheduler", "tcp://127.0.0.1:1", "--jobs", "4"])
+    assert _jobs(args) == 1
+    code, _, err = run(capsys, "run", str(TINY), "--out", str(tmp_path), "--jobs", "0")
+    assert code == 2 and "--jobs" in err

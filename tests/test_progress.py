@@ -142,7 +142,7 @@ def test_cli_on_a_fake_terminal(tmp_path: Path, monkeypatch: pytest.MonkeyPatch)
     err, out = FakeTTY(), io.StringIO()
     monkeypatch.setattr(sys, "stderr", err)
     monkeypatch.setattr(sys, "stdout", out)
-    assert cli.main(["run", str(TINY), "--out", str(tmp_path)]) == 0
+    assert cli.main(["run", str(TINY), "--out", str(tmp_path), "--jobs", "1"]) == 0
     text = err.getvalue()
     assert "\rtiny 0/4 done, 0:00 elapsed, ETA ? | [1/4] tiny/laplace" in text
     assert "tiny 3/4 done" in text and "[4/4] tiny/identity ... violation (" in text
