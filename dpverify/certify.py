@@ -70,6 +70,7 @@ from pathlib import Path
 from typing import Any
 
 from dpverify.errors import InputError
+from dpverify.jsonsafe import format_number as _fmt
 from dpverify.report import SCHEMA as REPORT_SCHEMA
 from dpverify.report import dpverify_version, report_dict, write_text_atomic
 from dpverify.suite import Builder, Entry, EntryOutcome, entry_seed, resolve
@@ -341,16 +342,6 @@ def _num(v: Any) -> float | None:
     if v in ("inf", "-inf", "nan"):
         return float(v)
     return None
-
-
-def _fmt(v: float | None) -> str:
-    if v is None:
-        return "-"
-    if math.isnan(v):
-        return "nan"
-    if math.isinf(v):
-        return "inf" if v > 0 else "-inf"
-    return f"{v:.4g}"
 
 
 def witness_upper_bound(record: Mapping[str, Any]) -> float | None:

@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["json_float", "json_clean"]
+__all__ = ["json_float", "json_clean", "format_number"]
 
 
 def json_float(v: float | None) -> float | str | None:
@@ -20,6 +20,18 @@ def json_float(v: float | None) -> float | str | None:
     if math.isinf(v):
         return "inf" if v > 0 else "-inf"
     return v
+
+
+def format_number(v: float | None) -> str:
+    """A number for tables and summaries: 4 significant digits, ``-`` for None, ``inf``/``-inf``/``nan``."""
+    if v is None:
+        return "-"
+    v = float(v)
+    if math.isnan(v):
+        return "nan"
+    if math.isinf(v):
+        return "inf" if v > 0 else "-inf"
+    return f"{v:.4g}"
 
 
 def json_clean(obj: Any) -> Any:

@@ -20,7 +20,6 @@ Outcome ``"pass"`` means *no violation detected at this budget*, never *is diffe
 from __future__ import annotations
 
 import json
-import math
 import os
 import platform
 import tempfile
@@ -29,7 +28,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from dpverify.jsonsafe import json_clean
+from dpverify.jsonsafe import format_number as _fmt, json_clean
 from dpverify.suite import EntryOutcome
 
 __all__ = ["SCHEMA", "SCHEMA_VERSION", "dpverify_version", "report_dict", "write_report_json", "write_reports",
@@ -124,16 +123,6 @@ def write_text_atomic(path: Path, text: str) -> None:
         except OSError:
             pass
         raise
-
-
-def _fmt(v: float | None) -> str:
-    if v is None:
-        return "-"
-    if math.isnan(v):
-        return "nan"
-    if math.isinf(v):
-        return "inf" if v > 0 else "-inf"
-    return f"{v:.4g}"
 
 
 def _claim(o: EntryOutcome) -> str:

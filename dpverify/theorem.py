@@ -64,7 +64,7 @@ from scipy import stats
 
 from dpverify.audit import _check_count, _check_real, _root_entropy
 from dpverify.errors import InputError, MechanismError
-from dpverify.jsonsafe import json_clean, json_float
+from dpverify.jsonsafe import format_number as _num, json_clean, json_float
 from dpverify.sampling import WorkerPool, batch_sizes, resolve_workers
 from dpverify.stats import clopper_pearson_lower, clopper_pearson_upper
 
@@ -252,16 +252,6 @@ class SweepResult:
 def _plain(v: Any) -> Any:
     """A sweep value as plain Python (arrays from suite files become lists), for summaries and records."""
     return v.tolist() if isinstance(v, np.ndarray) else v.item() if isinstance(v, np.generic) else v
-
-
-def _num(x: float | None) -> str:
-    if x is None:
-        return "-"
-    if isinstance(x, float) and math.isnan(x):
-        return "nan"
-    if isinstance(x, float) and math.isinf(x):
-        return "inf" if x > 0 else "-inf"
-    return f"{x:.4g}"
 
 
 # --------------------------------------------------------------------------------------------------
