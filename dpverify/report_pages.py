@@ -23,10 +23,10 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from dpverify.jsonsafe import format_number as _fmt
 from dpverify.report import (
     _claim,
     _found,
-    _fmt,
     _ok,
     report_dict,
     summarize,
