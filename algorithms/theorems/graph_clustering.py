@@ -65,6 +65,7 @@ from algorithms.graph.mst import mst_edges
 from algorithms.graph.pamst import PAMST
 from algorithms.graph.weight_release import CALIBRATIONS, WeightRelease
 from algorithms.graph.weighted_graph import WeightedGraph
+from algorithms.theorems.base import Property
 from algorithms.theorems.params import (
     real as _real,
     positive as _positive,
@@ -994,7 +995,7 @@ _COROLLARY_STATEMENT = ("DBMSTClu on an MST of a graph with K >= 2 weakly homoge
 
 
 @dataclass(frozen=True)
-class DBMSTCluRecovery:
+class DBMSTCluRecovery(Property):
     """Seed 001 §3.2 **Corollary 3.1** (from Thms 7-9, proofs §6): with ``K`` weakly homogeneous clusters
     (Def 3.10) and ``T`` an MST, :func:`algorithms.graph.dbmstclu.dbmstclu` stops after ``K-1`` cuts and its
     subtrees are exactly the clusters.  Quantity ``"always"``, checked on random instances.
@@ -1032,7 +1033,6 @@ class DBMSTCluRecovery:
     max_spread: float = 2.0
 
     name = "seed 001 Corollary 3.1"
-    quantity = "always"
     statement = _COROLLARY_STATEMENT
 
     def __post_init__(self) -> None:
@@ -1054,13 +1054,6 @@ class DBMSTCluRecovery:
     @property
     def size(self) -> int:
         return self.max_size * self.max_clusters
-
-    def hypotheses(self) -> list[str]:
-        return []
-
-    def bound(self) -> float:
-        """The claimed fraction of instances on which the property holds."""
-        return 1.0
 
     def sample(self, n: int, rng: np.random.Generator) -> tuple[np.ndarray, list[dict[str, Any]]]:
         ok = np.ones(n, dtype=bool)
@@ -1088,7 +1081,7 @@ class DBMSTCluRecovery:
 
 
 @dataclass(frozen=True)
-class DBMSTCluRecoveryExhaustive:
+class DBMSTCluRecoveryExhaustive(Property):
     """Seed 001 **Corollary 3.1** on a fixed grid (``deterministic``): every tree shape on ``2..max_nodes``
     nodes (:func:`networkx.nonisomorphic_trees`), every set of cut edges whose components have >= ``min_size``
     nodes and ``K >= 2``, every intra weight pattern in ``{1, ratio}`` for each ``ratio``, and every cut
@@ -1103,7 +1096,6 @@ class DBMSTCluRecoveryExhaustive:
     margins: tuple[float, ...] = (1e-9, 0.3, 10.0)
 
     name = "seed 001 Corollary 3.1 (exhaustive)"
-    quantity = "always"
     statement = _COROLLARY_STATEMENT
     deterministic = True
 
@@ -1124,13 +1116,6 @@ class DBMSTCluRecoveryExhaustive:
     @property
     def size(self) -> int:
         return self.max_nodes
-
-    def hypotheses(self) -> list[str]:
-        return []
-
-    def bound(self) -> float:
-        """The claimed fraction of instances on which the property holds."""
-        return 1.0
 
     def instances(self) -> Any:
         """Yield ``(tree, labels)`` for every grid point."""

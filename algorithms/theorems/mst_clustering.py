@@ -45,6 +45,7 @@ from scipy.special import gammaln, lambertw
 from algorithms.graph.laplace_mst import graph_laplace
 from algorithms.graph.mst import mst_edges
 from algorithms.graph.weighted_graph import WeightedGraph
+from algorithms.theorems.base import FieldParameters, Property
 from algorithms.theorems.params import (
     real as _real,
     positive as _positive,
@@ -603,7 +604,7 @@ class BlockOrderPreservation:
 
 
 @dataclass(frozen=True)
-class FullOrderPreservation:
+class FullOrderPreservation(FieldParameters):
     """Seed 002 §4.2 Eq (4.3) (Proof 4.2.1, ``_SEED`` line ~2100): for the weight-sorted edges
     ``e_1, ..., e_|E|`` and ``G' = M_GbL(G, ε)``,
     ``P(∃i: w'(e_i) > w'(e_{i+1})) <= (1 - F_{Y1+Y2}(min_i gap_i)) (|E| - 1)``, i.e. the whole order survives
@@ -637,10 +638,6 @@ class FullOrderPreservation:
         arg = "g" if self.form == "corrected" else "-g (the printed min{w(e_i) - w(e_(i+1))}, E18)"
         return (f"P(w'(e_1) < ... < w'(e_|E|)) >= 1 - (|E|-1)(1 - F_(Y1+Y2)({arg})), |E| = {self.n_edges} "
                 f"edges at weights 0, g, 2g, ..., g = {self.gap:g}, ε = {self.epsilon:g}")
-
-    @property
-    def parameters(self) -> dict[str, Any]:
-        return asdict(self)
 
     @property
     def size(self) -> int:
@@ -767,7 +764,7 @@ def _random_connected_graph(n_nodes: int, p: float, weights: str, levels: int,
 
 
 @dataclass(frozen=True)
-class ClusterPathClosure:
+class ClusterPathClosure(FieldParameters, Property):
     """Seed 002 §4.1 Claim 4.1.1 ([XOX02]; ``_SEED`` line ~1839) with Definition 4.1.1 (line ~1845): if
     ``c1, c2`` belong to a cluster ``C`` (Def 4.1.1), every point on the MST path between them is in ``C``.
     ``quantity="always"`` on random connected graphs (one instance = one graph, all its datasets and
@@ -797,8 +794,6 @@ class ClusterPathClosure:
     ties: str = "all"
     datasets: str = "all"
     name = "seed 002 Claim 4.1.1 (clusters of Def 4.1.1 are closed under MST paths)"
-    quantity = "always"
-    direction = "at_least"
     level = None
 
     def __post_init__(self) -> None:
@@ -825,18 +820,8 @@ class ClusterPathClosure:
                 f"p = {self.p:g}, {wts} weights")
 
     @property
-    def parameters(self) -> dict[str, Any]:
-        return asdict(self)
-
-    @property
     def size(self) -> int:
         return self.n_nodes
-
-    def hypotheses(self) -> list[str]:
-        return []
-
-    def bound(self) -> float:
-        return 1.0
 
     def sample(self, n: int, rng: np.random.Generator) -> tuple[np.ndarray, list[dict[str, Any]]]:
         ok = np.ones(n, dtype=bool)

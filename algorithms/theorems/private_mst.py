@@ -51,7 +51,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
@@ -64,6 +64,7 @@ from algorithms.graph.mst import mst_edges
 from algorithms.graph.pamst import PAMST
 from algorithms.graph.pamst_exact import pamst_log_pmf
 from algorithms.graph.weighted_graph import WeightedGraph
+from algorithms.theorems.base import FieldParameters, Property
 from algorithms.theorems.params import (
     real as _real,
     positive as _positive,
@@ -207,7 +208,7 @@ def prim_like_runs(edges: np.ndarray, n_nodes: int, weights: np.ndarray, c: floa
 # --------------------------------------------------------------------------------------------------
 
 @dataclass(frozen=True)
-class LaplaceAccuracy:
+class LaplaceAccuracy(FieldParameters):
     """Seed 002 §1.4 Theorem 1.4.1 ([DMNS06]; ``002_fdf0273a0dd6579a.txt`` line ~374): for ``y = M_L(x, f, ε)`` with
     ``f: N^|X| -> R^k`` of ℓ1 sensitivity ``Δ1``, ``P[‖f(x) - y‖∞ >= (Δ1/ε) ln(k/γ)] <= γ`` for all
     ``γ in (0, 1]``.
@@ -239,10 +240,6 @@ class LaplaceAccuracy:
                 f"outputs, Δ1 = {self.sensitivity:g}, ε = {self.epsilon:g}, γ = {self.gamma:g}")
 
     @property
-    def parameters(self) -> dict[str, Any]:
-        return asdict(self)
-
-    @property
     def size(self) -> int:
         return self.k
 
@@ -265,7 +262,7 @@ class LaplaceAccuracy:
 
 
 @dataclass(frozen=True)
-class LaplaceSumCDF:
+class LaplaceSumCDF(FieldParameters):
     """Seed 002 App. A.3 (ii) (``002_fdf0273a0dd6579a.txt`` line ~2440): for ``Y1, Y2`` i.i.d. ``Lap(1/ε)``
     and ``x >= 0``, ``F_{Y1+Y2}(x) = 1 - e^{-εx}(1/2 + εx/4)`` (``form="appendix"``, the correct formula);
     and the same identity as printed in §4.2 Eq (4.2) for ``t > 0``, ``1 - e^{+εx}(1/2 + εx/4)``
@@ -295,10 +292,6 @@ class LaplaceSumCDF:
         return (f"P(Y1 + Y2 <= x) = 1 - exp({sign}εx)(1/2 + εx/4), Y_i iid Lap(1/ε) ({self.form} form), "
                 f"ε = {self.epsilon:g}, x = {self.x:g}")
 
-    @property
-    def parameters(self) -> dict[str, Any]:
-        return asdict(self)
-
     def hypotheses(self) -> list[str]:
         if self.form == "appendix" and self.x < 0:
             return [f"x = {self.x:g} < 0: App. A.3 (ii) states the CDF for x >= 0 only; use x >= 0"]
@@ -326,7 +319,7 @@ class LaplaceSumCDF:
 # --------------------------------------------------------------------------------------------------
 
 @dataclass(frozen=True)
-class _GraphTheorem:
+class _GraphTheorem(FieldParameters):
     epsilon: float = 1.0
     gamma: float = 0.5
     topology: str = "complete"
@@ -350,10 +343,6 @@ class _GraphTheorem:
             raise ValueError(f"p must lie in [0, 1], got {self.p!r}")
         _integer("graph_seed", self.graph_seed, 0)
         _choice("quantity", self.quantity, _QUANTITIES)
-
-    @property
-    def parameters(self) -> dict[str, Any]:
-        return asdict(self)
 
     @property
     def size(self) -> int:
@@ -583,7 +572,7 @@ def _violations(claim: str, n: int, steps_min: np.ndarray, steps_size: np.ndarra
 
 
 @dataclass(frozen=True)
-class PrimRangeFacts:
+class PrimRangeFacts(FieldParameters, Property):
     """Seed 002 §3.4 Proposition 3.4.1 (``w* <= w(T*)``, ``002_fdf0273a0dd6579a.txt`` line ~1297), Lemma 3.4.1
     (every ``R_i`` holds an MST edge, ``I_i = ∪_{j<=i} R_j`` holds at least ``i``) and the inequality
     ``|R_i| <= i(|V|-i)`` of Proof 3.4.5 (claims 8, 9 of digest §6), on random instances: ``quantity="always"``.
@@ -605,7 +594,6 @@ class PrimRangeFacts:
     order: str = "uniform"
     epsilon: float = 1.0
     name = "seed 002 Prop 3.4.1 / Lemma 3.4.1 / |R_i| <= i(|V|-i) (random instances)"
-    quantity = "always"
     direction = "at_most"
     level = None
 
@@ -631,18 +619,8 @@ class PrimRangeFacts:
         return f"{what}, on random connected graphs with |V| = {self.n_nodes}, p = {self.p:g}, {wts} weights, {run}"
 
     @property
-    def parameters(self) -> dict[str, Any]:
-        return asdict(self)
-
-    @property
     def size(self) -> int:
         return self.n_nodes
-
-    def hypotheses(self) -> list[str]:
-        return []
-
-    def bound(self) -> float:
-        return 0.0
 
     def instances(self, n: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
         """``n`` random connected graphs as ``(present, weights)`` over the pairs of ``K_n_nodes``."""
@@ -695,7 +673,7 @@ class PrimRangeFacts:
 
 
 @dataclass(frozen=True)
-class PrimRangeFactsExhaustive:
+class PrimRangeFactsExhaustive(FieldParameters, Property):
     """The claims of :class:`PrimRangeFacts` (Prop 3.4.1, Lemma 3.4.1, ``|R_i| <= i(|V|-i)``; seed 002 §3.4)
     on *every* instance of a tiny size: every connected graph on ``n_nodes`` labelled vertices, every weight
     vector in ``{0, ..., levels-1}^|E|`` (ties included) and every vertex order -- ``orders="prim"``: the
@@ -710,7 +688,6 @@ class PrimRangeFactsExhaustive:
     levels: int = 3
     orders: str = "prim"
     name = "seed 002 Prop 3.4.1 / Lemma 3.4.1 / |R_i| <= i(|V|-i) (exhaustive)"
-    quantity = "always"
     direction = "at_most"
     level = None
     deterministic = True
@@ -736,18 +713,8 @@ class PrimRangeFactsExhaustive:
                 f"{{0..{self.levels - 1}}}^|E| and {orders}")
 
     @property
-    def parameters(self) -> dict[str, Any]:
-        return asdict(self)
-
-    @property
     def size(self) -> int:
         return self.n_nodes
-
-    def hypotheses(self) -> list[str]:
-        return []
-
-    def bound(self) -> float:
-        return 0.0
 
     def sample(self, n: int, rng: np.random.Generator) -> tuple[np.ndarray, list[dict[str, Any]]]:
         """Every instance (``n`` and ``rng`` are unused: the grid is fixed)."""
