@@ -15,7 +15,6 @@ generated text is typed by hand.
 from __future__ import annotations
 
 import argparse
-import math
 import platform
 import sys
 import time
@@ -26,6 +25,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from benchmarks.bench_graph import write_section  # noqa: E402
+from dpverify.jsonsafe import format_number  # noqa: E402
 from dpverify.plots import plot_theorem  # noqa: E402
 from dpverify.suite import EntryOutcome, load_suites, run_suites  # noqa: E402
 from dpverify.theorem import SweepResult, TheoremResult, verdict_rates  # noqa: E402
@@ -49,16 +49,8 @@ evidence for these inputs at this level, not a proof; the inputs were chosen whe
 
 
 def _num(x: Any) -> str:
-    if x is None:
-        return "-"
-    if isinstance(x, str):
-        return x
-    x = float(x)
-    if math.isnan(x):
-        return "nan"
-    if math.isinf(x):
-        return "inf" if x > 0 else "-inf"
-    return f"{x:.4g}"
+    """A number as the tables show it; strings (``"inf"`` from JSON records) as they are."""
+    return x if isinstance(x, str) else format_number(x)
 
 
 def _measured(o: EntryOutcome) -> str:
