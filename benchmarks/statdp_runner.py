@@ -29,7 +29,7 @@ returns, per test ε, the p-value of the null hypothesis "the algorithm is test-
 the first probe, at the claimed ε: ``p ≤ alpha`` is a violation.  The bound is searched as DP-Sniper's
 ``statdpwrapper`` does (one ``detect_counterexample`` call per probe): doubling from the claim while it is
 rejected, bisection after the first non-rejection (or in ``(0, claim)`` if the claim is not rejected),
-``probes`` probes in all; the bound is the largest probed ε with ``p ≤ alpha`` (0 if none).  It is NOT a
+at most ``probes`` probes (fewer once the bracket is within 5 %); the bound is the largest probed ε with ``p ≤ alpha`` (0 if none).  It is NOT a
 confidence bound valid over all probes (every probe selects its own event; no multiplicity correction).
 """
 
@@ -50,11 +50,13 @@ import numpy as np
 
 #: doubling stops here (an impossible event keeps p = 0 up to large ε; StatDP's p tends to 1 beyond)
 EPS_CAP: float = 64.0
+#: bisection stops when the bracket (lo, hi] is this narrow relative to hi
+REL_TOL: float = 0.05
 
 
 def next_probe(claim: float, history: list[tuple[float, float]], alpha: float) -> float | None:
     """The next test ε given ``history`` = [(test ε, p), ...] (first probe: the claim); ``None`` when
-    the bracket cannot be refined (the cap reached while still rejected)."""
+    the search is over (the cap reached while still rejected, or the bracket narrower than ``REL_TOL``)."""
     if not history:
         return float(claim)
     rejected = [e for e, p in history if p <= alpha]
@@ -64,6 +66,8 @@ def next_probe(claim: float, history: list[tuple[float, float]], alpha: float) -
     if hi is None:
         nxt = 2.0 * lo
         return nxt if nxt <= EPS_CAP else None
+    if hi - lo <= REL_TOL * hi:
+        return None
     return 0.5 * (lo + hi)
 
 

@@ -135,3 +135,9 @@ def test_statdp_runner_in_its_venv_if_present():
     assert sd["error"] is None, sd["error"]
     r = sd["results"]["histogram-scale-epsilon"]
     assert r["violation"] and len(r["probes"]) == 1
+
+
+def test_bisection_stops_within_the_relative_tolerance():
+    h = [(0.1, 0.6), (0.05, 0.0), (0.075, 0.0), (0.0875, 0.0), (0.09375, 0.0), (0.096875, 0.0)]
+    assert sr.next_probe(0.1, h, 0.05) is None  # bracket (0.0969, 0.1]: 3 % of 0.1
+    assert sr.search_bound(0.1, h, 0.05) == pytest.approx(0.096875)
