@@ -394,7 +394,8 @@ def report(command: str, budget: Budget, seed: int, dp: dict[str, dict[str, Any]
     n_samp = sum(1 for r in samplers if r["goal"])
     L.append("| Goal | Met on |")
     L.append("|---|---|")
-    L.append(f"| ≥ {SPEED_GOAL:g}× less wall time than StatDP to a verdict, with an ε lower bound at least as large as "
+    L.append(f"| ≥ {SPEED_GOAL:g}× less wall time than StatDP to a verdict, with an ε lower bound at least as "
+             "large as "
              f"StatDP's | " + (f"{n_speed} of {n_cmp} mechanisms" if n_cmp else "not measured (StatDP did not run)")
              + " |")
     L.append(f"| batched sampler within {SAMPLER_GOAL:g}× of the raw numpy draws of its noise | {n_samp} of "
@@ -448,7 +449,8 @@ def report(command: str, budget: Budget, seed: int, dp: dict[str, dict[str, Any]
              "the largest test ε it rejected (p ≤ 0.05) in a doubling/bisection search, one "
              "`detect_counterexample` call (event selection + test) per probe, with no correction for the "
              "several probes: not a confidence bound, and coarse (at most "
-             f"{budget.probes} probes, doubling from the claim, then bisection to 5 %). StatDP's SVT variants return its own summaries (the number of ⊥, the "
+             f"{budget.probes} probes, doubling from the claim, then bisection to 5 %). StatDP's SVT variants "
+             "return its own summaries (the number of ⊥, the "
              "Hamming distance to a fixed pattern, with the noisy value for `iSVT4`), dpverify's catalogue "
              "versions the whole answer vector; the noise and ε are the same. Speed-up = StatDP time / dpverify "
              "time, both wall clock on this machine in this run, both with 2 processes.")

@@ -23,14 +23,15 @@ in ``multiprocessing`` workers started by ``fork``, and a single module-level ge
 worker the same stream.  ``laplace`` is not in StatDP's file; it is DP-Sniper's ``Laplace`` (scalar
 ``x + Lap(1/ε)``) written in StatDP's style.
 
-**Verdict and bound from p-values.**  ``pystatdp.detect_counterexample(algorithm, test_epsilon, ...)``
+**Verdict and bound from p-values.** ``pystatdp.detect_counterexample(algorithm, test_epsilon, ...)``
 returns, per test ε, the p-value of the null hypothesis "the algorithm is test-ε-DP" (event selection on
-``event_iterations`` runs per input, then the test on ``detect_iterations`` fresh runs).  The verdict is
-the first probe, at the claimed ε: ``p ≤ alpha`` is a violation.  The bound is searched as DP-Sniper's
-``statdpwrapper`` does (one ``detect_counterexample`` call per probe): doubling from the claim while it is
-rejected, bisection after the first non-rejection (or in ``(0, claim)`` if the claim is not rejected),
-at most ``probes`` probes (fewer once the bracket is within 5 %); the bound is the largest probed ε with ``p ≤ alpha`` (0 if none).  It is NOT a
-confidence bound valid over all probes (every probe selects its own event; no multiplicity correction).
+``event_iterations`` runs per input, then the test on ``detect_iterations`` fresh runs). The verdict is the
+first probe, at the claimed ε: ``p ≤ alpha`` is a violation. The bound is searched over test ε, in the
+spirit of DP-Sniper's ``statdpwrapper`` (a binary search; one ``detect_counterexample`` call per probe):
+doubling from the claim while it is rejected, bisection after the first non-rejection (or in ``(0, claim)``
+if the claim is not rejected), at most ``probes`` probes (fewer once the bracket is within 5 %); the bound
+is the largest probed ε with ``p ≤ alpha`` (0 if none). It is NOT a confidence bound valid over all probes
+(every probe selects its own event; no multiplicity correction).
 """
 
 from __future__ import annotations
@@ -265,7 +266,8 @@ def run_task(task: dict[str, Any], spec: dict[str, Any], detector: Any, sens: di
         history.append((eps, float(p)))
         probes.append({"epsilon": eps, "p": float(p), "seconds": seconds, "d1": _jsonable(d1),
                        "d2": _jsonable(d2), "event": _jsonable(event)})
-    return {"id": task["id"], "algorithm": task["algorithm"], "patterns": task.get("patterns", "statdp"), "claim": claim, "alpha": alpha, "probes": probes,
+    return {"id": task["id"], "algorithm": task["algorithm"], "patterns": task.get("patterns", "statdp"),
+            "claim": claim, "alpha": alpha, "probes": probes,
             "verdict_p": probes[0]["p"], "violation": probes[0]["p"] <= alpha,
             "verdict_seconds": probes[0]["seconds"], "bound": search_bound(claim, history, alpha),
             "bound_seconds": sum(pr["seconds"] for pr in probes)}
