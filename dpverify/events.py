@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Callable, Protocol
 
 import numpy as np
 from numpy.typing import NDArray
@@ -347,23 +347,56 @@ class _Search:
     out: list[Candidate] = field(default_factory=list)
     scored: int = 0
 
-    def family(self, a0: NDArray, a1: NDArray, b0: NDArray, b1: NDArray, make, group: str) -> None:
-        """Counts of one family of events on both halves: choose on ``a``, score the choice on ``b``."""
+    def family(self, a0: NDArray, a1: NDArray, count_b: Callable[[int], tuple[int, int]], make,
+               group: str) -> None:
+        """One family of events: choose on the selection-half counts ``a0``/``a1`` (one per event),
+        then count the chosen event on the scoring half (``count_b(i)`` -> counts under ``x0``, ``x1``).
+
+        Only the chosen event is counted on the scoring half, so that half needs no sorting.
+        """
         if len(a0) == 0:
             return
         self.scored += 2 * len(a0)
-        for direction, (an, ad, bn, bd) in enumerate(((a0, a1, b0, b1), (a1, a0, b1, b0))):
+        for direction, (an, ad) in enumerate(((a0, a1), (a1, a0))):
             s = self.select(an, ad)
             i = int(np.argmax(s))
             if not np.isfinite(s[i]):
                 continue
-            sb = float(self.score(bn[i : i + 1], bd[i : i + 1])[0])
+            k0, k1 = count_b(i)
+            bn, bd = (k0, k1) if direction == 0 else (k1, k0)
+            sb = float(self.score(np.array([bn]), np.array([bd]))[0])
             if np.isfinite(sb):
-                self.out.append(Candidate(make(i), direction, sb, int(bn[i]), int(bd[i]), f"{group}/d{direction}"))
+                self.out.append(Candidate(make(i), direction, sb, int(bn), int(bd), f"{group}/d{direction}"))
 
 
-def _grid(values_sorted: NDArray[np.float64], size: int) -> NDArray[np.float64]:
-    uniq = np.unique(values_sorted)
+def _sorted_unique(values_sorted: NDArray) -> tuple[NDArray, NDArray]:
+    """``np.unique(values_sorted, return_counts=True)`` for an already sorted array, in ``O(n)``.
+
+    NaNs (sorted last) count as one value, as in ``np.unique``; a zero is reported as ``0.0``, never ``-0.0``.
+    """
+    n = len(values_sorted)
+    if n == 0:
+        return values_sorted[:0], np.zeros(0, dtype=np.int64)
+    new = np.empty(n, dtype=bool)
+    new[0] = True
+    np.not_equal(values_sorted[1:], values_sorted[:-1], out=new[1:])
+    if values_sorted.dtype.kind == "f" and np.isnan(values_sorted[-1]):
+        first_nan = int(np.searchsorted(values_sorted, np.nan, "left"))
+        new[first_nan + 1:] = False
+    starts = np.flatnonzero(new)
+    uniq = values_sorted[starts]
+    if uniq.dtype.kind == "f":
+        uniq = uniq + 0.0           # -0.0 and 0.0 are one value: report it as 0
+    return uniq, np.diff(np.append(starts, n))
+
+
+def _grid(values_sorted: NDArray[np.float64], size: int, uniq: NDArray[np.float64] | None = None) -> NDArray[np.float64]:
+    """At most ``size`` thresholds: every distinct value, or ``size`` evenly spaced order statistics.
+
+    ``uniq`` (the distinct values of ``values_sorted``) saves a pass when the caller has it.
+    """
+    if uniq is None:
+        uniq = _sorted_unique(values_sorted)[0]
     if len(uniq) <= size:
         return uniq
     idx = np.linspace(0, len(values_sorted) - 1, size).round().astype(np.int64)
@@ -375,7 +408,10 @@ def _le(s: NDArray, t: NDArray) -> NDArray:
 
 
 def _ge(s: NDArray, t: NDArray) -> NDArray:
-    return len(s) - np.searchsorted(s, t, "left")
+    # NaNs sort last and are never >= t
+    n_valid = len(s) if not (len(s) and s.dtype.kind == "f" and np.isnan(s[-1])) else int(
+        np.searchsorted(s, np.nan, "left"))
+    return n_valid - np.searchsorted(s, t, "left")
 
 
 def _in(s: NDArray, lo: NDArray, hi: NDArray) -> NDArray:
@@ -389,28 +425,38 @@ def _scalar_feature(feature: Feature, halves: tuple[NDArray, NDArray, NDArray, N
     masses (values seen twice or more): a large point mass (e.g. a 0 standing for "not released")
     would otherwise absorb most quantiles and leave the tails without thresholds.
     """
-    a0, a1, b0, b1 = (np.sort(feature(h)) for h in halves)
-    pooled = np.sort(np.concatenate([a0, a1]))
-    uniq, counts = np.unique(pooled, return_counts=True)
-    atoms = uniq[counts >= 2]
+    a0, a1 = (np.sort(feature(h)) for h in halves[:2])
+    b0, b1 = (feature(h) for h in halves[2:])        # scoring half: unsorted
+
+    def counter(test):
+        return lambda i: (int(np.count_nonzero(test(b0, i))), int(np.count_nonzero(test(b1, i))))
+
+    # two sorted runs: the stable sort (timsort / radix) merges them in linear time
+    pooled = np.sort(np.concatenate([a0, a1]), kind="stable")
+    if len(pooled) and pooled.dtype.kind == "f" and np.isnan(pooled[-1]):     # NaN is no threshold
+        pooled = pooled[: int(np.searchsorted(pooled, np.nan, "left"))]
+    uniq, counts = _sorted_unique(pooled)
+    is_atom = counts >= 2
+    atoms = uniq[is_atom]
     if 0 < len(atoms) < len(uniq):
-        continuous = pooled[~np.isin(pooled, atoms)]
-        grid = np.union1d(_grid(continuous, THRESHOLD_GRID), atoms[:THRESHOLD_GRID])
-        g = np.union1d(_grid(continuous, INTERVAL_GRID), atoms[:INTERVAL_GRID // 4])
+        continuous = pooled[np.repeat(~is_atom, counts)]
+        single = uniq[~is_atom]
+        grid = np.union1d(_grid(continuous, THRESHOLD_GRID, single), atoms[:THRESHOLD_GRID])
+        g = np.union1d(_grid(continuous, INTERVAL_GRID, single), atoms[:INTERVAL_GRID // 4])
     else:
-        grid, g = _grid(pooled, THRESHOLD_GRID), _grid(pooled, INTERVAL_GRID)
+        grid, g = _grid(pooled, THRESHOLD_GRID, uniq), _grid(pooled, INTERVAL_GRID, uniq)
     name = feature.name
-    search.family(_le(a0, grid), _le(a1, grid), _le(b0, grid), _le(b1, grid),
+    search.family(_le(a0, grid), _le(a1, grid), counter(lambda v, i: v <= grid[i]),
                   lambda i: IntervalEvent(feature, -math.inf, float(grid[i])), f"{name}:le")
-    search.family(_ge(a0, grid), _ge(a1, grid), _ge(b0, grid), _ge(b1, grid),
+    search.family(_ge(a0, grid), _ge(a1, grid), counter(lambda v, i: v >= grid[i]),
                   lambda i: IntervalEvent(feature, float(grid[i]), math.inf), f"{name}:ge")
     ia, ib = np.triu_indices(len(g), k=1)
     if len(ia):
         lo, hi = g[ia], g[ib]
-        search.family(_in(a0, lo, hi), _in(a1, lo, hi), _in(b0, lo, hi), _in(b1, lo, hi),
+        search.family(_in(a0, lo, hi), _in(a1, lo, hi), counter(lambda v, i: (v >= lo[i]) & (v <= hi[i])),
                       lambda i: IntervalEvent(feature, float(lo[i]), float(hi[i])), f"{name}:interval")
     if 0 < len(atoms) <= 10_000:
-        search.family(_in(a0, atoms, atoms), _in(a1, atoms, atoms), _in(b0, atoms, atoms), _in(b1, atoms, atoms),
+        search.family(_in(a0, atoms, atoms), _in(a1, atoms, atoms), counter(lambda v, i: v == atoms[i]),
                       lambda i: ValueSetEvent(feature, (float(atoms[i]),)), f"{name}:atom")
 
 
@@ -508,5 +554,5 @@ def search_events(
     if nan_outcome and o0.dtype.kind == "f":
         ev = NanEvent()
         k = [np.array([int(ev.contains(x).sum())]) for x in halves]
-        search.family(k[0], k[1], k[2], k[3], lambda i: ev, "nan")
+        search.family(k[0], k[1], lambda i: (int(k[2][0]), int(k[3][0])), lambda i: ev, "nan")
     return search.out, search.scored, kind

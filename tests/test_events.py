@@ -1,0 +1,52 @@
+"""The event search's counting shortcuts agree with the plain numpy definitions they replace."""
+
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra.numpy import arrays
+
+from dpverify.events import _ge, _le, _sorted_unique, search_events
+
+floats = st.floats(allow_nan=True, allow_infinity=True, width=64)
+small = st.sampled_from([-1.0, -0.0, 0.0, 0.5, 2.0, np.nan, np.inf])
+
+
+@settings(max_examples=300, derandomize=True)
+@given(st.one_of(arrays(np.float64, st.integers(0, 40), elements=floats),
+                 arrays(np.float64, st.integers(0, 40), elements=small)))
+def test_sorted_unique_is_np_unique(values: np.ndarray) -> None:
+    s = np.sort(values)
+    uniq, counts = _sorted_unique(s)
+    ref_u, ref_c = np.unique(s, return_counts=True)
+    np.testing.assert_array_equal(uniq, ref_u)
+    np.testing.assert_array_equal(counts, ref_c)
+    assert not np.signbit(uniq[uniq == 0]).any(), "zero must be reported as 0.0"
+
+
+@settings(max_examples=200, derandomize=True)
+@given(arrays(np.float64, st.integers(0, 40), elements=small),
+       arrays(np.float64, 5, elements=st.sampled_from([-1.0, 0.0, 0.5, 2.0, np.inf, -np.inf])))
+def test_threshold_counts_exclude_nan(values: np.ndarray, t: np.ndarray) -> None:
+    s = np.sort(values)
+    for k, ti in enumerate(t):
+        assert _ge(s, t)[k] == np.count_nonzero(values >= ti)
+        assert _le(s, t)[k] == np.count_nonzero(values <= ti)
+
+
+def test_candidate_counts_are_the_events_counts_on_the_scoring_half() -> None:
+    """Each candidate's scoring counts are those of its event on the second half of the sample."""
+    rng = np.random.default_rng(7)
+    n = 4000
+    o0 = np.round(rng.laplace(size=(n, 3)), 1)
+    o0[rng.random(n) < 0.1, 0] = np.nan
+    o1 = np.round(rng.laplace(size=(n, 3)) + 0.3, 1)
+    found, scored, _ = search_events(o0, o1, n_test=10**5, z=3.0, delta=0.0, nan_outcome=True,
+                                     rng=np.random.default_rng(1))
+    assert found and scored > 0
+    h = n // 2
+    for c in found:
+        k0 = int(np.count_nonzero(c.event.contains(o0[h:])))
+        k1 = int(np.count_nonzero(c.event.contains(o1[h:])))
+        assert (c.count_num, c.count_den) == ((k0, k1) if c.direction == 0 else (k1, k0)), c.event.description
