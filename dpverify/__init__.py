@@ -29,6 +29,7 @@ _EXPORTS: dict[str, str] = {
     "SuiteError": "dpverify.errors",
     "check_ledger": "dpverify.ledger",
     "ReplayResult": "dpverify.replay", "frozen_noise_replay": "dpverify.replay",
+    "SequentialResult": "dpverify.sequential", "audit_sequential": "dpverify.sequential",
     "SensitivityResult": "dpverify.sensitivity", "check_sensitivity": "dpverify.sensitivity",
     "AuditResult": "dpverify.result", "EventTest": "dpverify.result", "LedgerResult": "dpverify.result",
     "Witness": "dpverify.result",
@@ -45,6 +46,7 @@ if TYPE_CHECKING:  # static checkers see the eager imports
     from dpverify.replay import ReplayResult, frozen_noise_replay  # noqa: F401
     from dpverify.result import AuditResult, EventTest, LedgerResult, Witness  # noqa: F401
     from dpverify.sensitivity import SensitivityResult, check_sensitivity  # noqa: F401
+    from dpverify.sequential import SequentialResult, audit_sequential  # noqa: F401
     from dpverify.theorem import SweepResult, TheoremResult, check_sweep, check_theorem  # noqa: F401
 
 
@@ -81,6 +83,8 @@ __version__ = "0.1.0"
 __all__ = [
     "audit",
     "AuditResult",
+    "audit_sequential",
+    "SequentialResult",
     "assert_private",
     "assert_theorem",
     "check_exponential_mechanism",

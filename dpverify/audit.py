@@ -27,6 +27,7 @@ from __future__ import annotations
 import math
 import time
 from collections import defaultdict
+from contextlib import nullcontext
 from typing import Any, Sequence
 
 import numpy as np
@@ -154,6 +155,7 @@ def audit(
     finalists: int = 3,
     nan_policy: str = "raise",
     float_bits: bool = False,
+    pool: WorkerPool | None = None,
 ) -> AuditResult:
     """Audit the claim that ``mechanism`` is ``(epsilon, delta)``-DP on the given neighbouring pairs.
 
@@ -186,6 +188,9 @@ def audit(
         ``"raise"`` (default): NaN outputs are an error; ``"outcome"``: NaN is an output value.
     float_bits
         Also search events on the low-order bits of float outputs (floating-point attacks).
+    pool
+        A :class:`dpverify.sampling.WorkerPool` to sample on, kept open by the caller across several
+        audits (``workers`` is then ignored); by default the audit opens and closes its own.
     """
     t_start = time.perf_counter()
     if not callable(mechanism):
@@ -211,7 +216,7 @@ def audit(
     entropy = _root_entropy(seed)
     n_workers = resolve_workers(workers)
     notes: list[str] = []
-    with WorkerPool(n_workers) as pool:
+    with (nullcontext(pool) if pool is not None else WorkerPool(n_workers)) as pool:
         # ---- phase 1: search, one pair at a time (memory: two search samples at once) ---------
         z = normal_quantile(alpha / (2 * finalists))
         event_rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence(entropy, spawn_key=(2,))))
