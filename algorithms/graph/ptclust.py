@@ -16,7 +16,8 @@ the ℓ1 change of ``|V|-1`` weights over ε/2), which makes Theorem 12's compos
 
 Non-positive released weights (Laplace noise creates them; DBMSTClu needs weights in (0, 1]) are clipped
 to ``floor`` before clustering (:func:`algorithms.graph.dbmstclu.dbmstclu` with ``nonpositive="clip"``);
-post-processing, so privacy is unaffected.  Released weights above 1 are kept (DBMSTClu's index is
+post-processing, so privacy is unaffected.  The ``n`` trees are clustered together by
+:func:`algorithms.graph.dbmstclu_batch.dbmstclu_batch`, whose labels equal the scalar call's row by row.  Released weights above 1 are kept (DBMSTClu's index is
 scale-free; seed 001 only asks that tau and p make most weights land in (0, 1]).
 
 Output (``release="partition"``, default): the cluster label of every node, canonical (clusters numbered
@@ -33,7 +34,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from algorithms.classic._validation import check_choice, check_epsilon, check_n
-from algorithms.graph.dbmstclu import dbmstclu
+from algorithms.graph.dbmstclu_batch import dbmstclu_batch
 from algorithms.graph.neighbourhood import as_neighbourhood
 from algorithms.graph.pamst import MAX_CODE_EDGES, PAMST, as_graph, tree_codes
 from algorithms.graph.weight_release import _check_normalisation, release
@@ -105,8 +106,6 @@ class PTClust:
         if self.release == "tree":
             topo = tree_codes(trees) if graph.n_edges <= MAX_CODE_EDGES else trees
             return np.column_stack([topo.reshape(n, -1).astype(np.float64), noisy])
-        labels = np.empty((n, graph.n_nodes), dtype=np.int64)
-        for i in range(n):
-            tree = graph.subgraph_edges(trees[i]).with_weights(noisy[i])
-            labels[i] = dbmstclu(tree, nonpositive="clip", floor=float(self.floor)).labels
-        return labels
+        # line 4 on all n trees at once: labels identical to dbmstclu(tree_i, nonpositive="clip") per row
+        return dbmstclu_batch(graph.n_nodes, graph.edges[trees], noisy, nonpositive="clip",
+                              floor=float(self.floor))
