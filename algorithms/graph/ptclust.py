@@ -17,8 +17,9 @@ the ℓ1 change of ``|V|-1`` weights over ε/2), which makes Theorem 12's compos
 Non-positive released weights (Laplace noise creates them; DBMSTClu needs weights in (0, 1]) are clipped
 to ``floor`` before clustering (:func:`algorithms.graph.dbmstclu.dbmstclu` with ``nonpositive="clip"``);
 post-processing, so privacy is unaffected.  The ``n`` trees are clustered together by
-:func:`algorithms.graph.dbmstclu_batch.dbmstclu_batch`, whose labels equal the scalar call's row by row.  Released weights above 1 are kept (DBMSTClu's index is
-scale-free; seed 001 only asks that tau and p make most weights land in (0, 1]).
+:func:`algorithms.graph.dbmstclu_batch.dbmstclu_batch`, whose labels equal the scalar call's row by
+row.  Released weights above 1 are kept (DBMSTClu's index is scale-free; seed 001 only asks that tau
+and p make most weights land in (0, 1]).
 
 Output (``release="partition"``, default): the cluster label of every node, canonical (clusters numbered
 by their smallest node), shape ``(n, |V|)`` int64.  ``release="tree"``: the weighted tree handed to
