@@ -21,29 +21,35 @@ are bit-identical to its terms -- and the gain ``t(A) + t(B) - t(C)`` in float64
 Exactness.  Only the gain sum is rounded here (the scalar code compares exact sums); its error is at
 most a few ulps of ``|V|``.  A row's step is decided in float64 only when the decision is clear-cut: the
 best gain exceeds the second best by more than ``TOLERANCE * |V|`` and is farther than that from 0 (or
-no candidate is left).  Any row with a near-tie at any step -- in particular an exact tie, which clipped
-weights often create -- **falls back to the exact scalar** :func:`dbmstclu` on that row, which applies
-the exact tie rules.  The stopping test "DBCVI = 1" is exact here as in the scalar code: it holds when
-every term equals its cluster size, and the terms are bit-identical.
+no candidate is left).  On a near-tie -- in particular an exact tie, which clipped weights often
+create -- the batched version **falls back to the exact rule of the scalar** :func:`dbmstclu` for that
+step of that row: the exact gains (:class:`~fractions.Fraction` sums of the same float64 terms) of the
+candidates within the margin, the largest wins, ties to the smallest edge id, taken iff ``>= 0``.  (An
+earlier version re-ran the whole row with the scalar :func:`dbmstclu`; deciding only the tied step
+exactly gives the same labels and keeps the rest of the row in numpy.)  The stopping test "DBCVI = 1"
+is exact here as in the scalar code: it holds when every term equals its cluster size, and the terms
+are bit-identical.
 """
 
 from __future__ import annotations
 
 import numbers
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
 
-from algorithms.graph.dbmstclu import _check_options, dbmstclu
-from algorithms.graph.weighted_graph import GraphError, WeightedGraph
+from algorithms.graph.dbmstclu import _check_options
+from algorithms.graph.weighted_graph import GraphError
 
 __all__ = ["TOLERANCE", "dbmstclu_batch"]
 
-#: Relative margin (times ``|V|``, the scale of the terms) under which a float64 decision is not trusted
-#: and the row is recomputed by the exact scalar :func:`dbmstclu`.  The float64 error of a gain is at
-#: most ``5 * 2**-53 * |V|`` (two roundings of values of size at most ``3 |V|``), so the difference of
-#: two gains is off by less than ``2**-49 * |V|``: this margin is 512 times that.  It must stay far
-#: below the genuine gains, which can be as small as ``floor / weight`` (PTClust clips at 1e-9).
+#: Relative margin (times ``|V|``, the scale of the terms) under which a float64 decision is not
+#: trusted and the step is decided with exact arithmetic (the scalar :func:`dbmstclu`'s rule).  The
+#: float64 error of a gain is at most ``5 * 2**-53 * |V|`` (two roundings of values of size at most
+#: ``3 |V|``), so the difference of two gains is off by less than ``2**-49 * |V|``: this margin is 512
+#: times that.  It must stay far below the genuine gains, which can be as small as ``floor / weight``
+#: (PTClust clips at 1e-9).
 TOLERANCE: float = 2.0 ** -40
 
 #: Rows per chunk are chosen so that one ``(rows, |V|, |V|)`` array holds about this many entries.
@@ -58,8 +64,8 @@ def dbmstclu_batch(n_nodes: int, edges: Any, weights: Any, *, nonpositive: str =
     edge ids are positions in that list, as in :func:`dbmstclu`), or one ``(n_nodes-1, 2)`` tree shared
     by every row.  ``weights`` is ``(n, n_nodes-1)`` float (finite).  ``nonpositive`` and ``floor``
     work as in :func:`dbmstclu`.  Returns the ``(n, n_nodes)`` int64 canonical labels; row ``i`` equals
-    ``dbmstclu(WeightedGraph(n_nodes, edges[i], weights[i]), ...).labels`` exactly.  Rows with a
-    near-tie fall back to that scalar call (see the module docstring).
+    ``dbmstclu(WeightedGraph(n_nodes, edges[i], weights[i]), ...).labels`` exactly.  Near-ties fall
+    back to that scalar function's exact comparisons (see the module docstring).
     """
     labels, _ = _dbmstclu_batch(n_nodes, edges, weights, nonpositive=nonpositive, floor=floor)
     return labels
@@ -151,29 +157,26 @@ def _root(nn: int, e: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 # ------------------------------------------------------------------------------------------ the batch
 def _dbmstclu_batch(n_nodes: Any, edges: Any, weights: Any, *, nonpositive: str = "raise",
                     floor: float = 1e-12) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`dbmstclu_batch` plus the boolean mask of the rows that fell back to the scalar code."""
+    """:func:`dbmstclu_batch` plus, per row, the number of greedy steps decided in exact arithmetic."""
     nn, e, w, floor = _validate(n_nodes, edges, weights, nonpositive, floor)
     n = w.shape[0]
     labels = np.zeros((n, nn), dtype=np.int64)
-    fallback = np.zeros(n, dtype=bool)
+    exact_steps = np.zeros(n, dtype=np.int64)
     if n == 0 or nn == 1:
-        return labels, fallback
+        return labels, exact_steps
     parent, pedge = _root(nn, e)
     chunk = max(1, _CHUNK_ENTRIES // (nn * nn))
     for lo in range(0, n, chunk):
         hi = min(n, lo + chunk)
-        top, fb = _greedy(w[lo:hi], parent[lo:hi], pedge[lo:hi])
+        top, steps = _greedy(w[lo:hi], parent[lo:hi], pedge[lo:hi])
         labels[lo:hi] = _canonical(top)
-        fallback[lo:hi] = fb
-    for i in np.flatnonzero(fallback).tolist():
-        tree = WeightedGraph(nn, e[i], w[i])          # clipping again leaves clipped weights unchanged
-        labels[i] = dbmstclu(tree, nonpositive=nonpositive, floor=floor).labels
-    return labels, fallback
+        exact_steps[lo:hi] = steps
+    return labels, exact_steps
 
 
 def _greedy(w: np.ndarray, parent: np.ndarray, pedge: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Algorithm 1 on a chunk of rows.  Returns each node's cluster, named by the cluster's top node
-    (rows that fell back hold garbage), and the fallback mask."""
+    """Algorithm 1 on a chunk of rows.  Returns each node's cluster, named by the cluster's top node,
+    and the number of steps of each row that needed exact arithmetic."""
     n, nn = parent.shape
     rows_all = np.arange(n)
     nonroot = parent >= 0
@@ -192,7 +195,7 @@ def _greedy(w: np.ndarray, parent: np.ndarray, pedge: np.ndarray) -> tuple[np.nd
     not_self = ~np.eye(nn, dtype=bool)
 
     top_out = np.zeros((n, nn), dtype=np.int64)
-    fallback = np.zeros(n, dtype=bool)
+    exact_steps = np.zeros(n, dtype=np.int64)
     tol = TOLERANCE * nn
     # state of the rows still running (compacted as rows finish)
     ids = rows_all
@@ -229,7 +232,10 @@ def _greedy(w: np.ndarray, parent: np.ndarray, pedge: np.ndarray) -> tuple[np.nd
         g2 = g2.max(axis=1)
         stop = g1 < -tol                                  # includes "no candidate left" (-inf)
         take = (g1 > tol) & (g2 < g1 - tol)
-        unsure = ~stop & ~take
+        unsure = np.flatnonzero(~stop & ~take)
+        if unsure.size:
+            exact_steps[ids[unsure]] += 1
+            _decide_exactly(unsure, gain, g1 - tol, t_a, t_b, term, pedge[ids], best, stop, take)
         # apply the cuts
         tr = np.flatnonzero(take)
         c = best[tr]
@@ -247,10 +253,32 @@ def _greedy(w: np.ndarray, parent: np.ndarray, pedge: np.ndarray) -> tuple[np.nd
         full = take & np.all(term == size, axis=1)
         done = stop | full
         top_out[ids[done]] = top[done]
-        fallback[ids[unsure]] = True
-        keep = ~(done | unsure)
+        keep = ~done
         ids, top, cut, sep, term, size = ids[keep], top[keep], cut[keep], sep[keep], term[keep], size[keep]
-    return top_out, fallback
+    return top_out, exact_steps
+
+
+def _decide_exactly(rows: np.ndarray, gain: np.ndarray, low: np.ndarray, t_a: np.ndarray, t_b: np.ndarray,
+                    term: np.ndarray, pedge: np.ndarray, best: np.ndarray, stop: np.ndarray,
+                    take: np.ndarray) -> None:
+    """One step of the rows whose float64 decision is not clear-cut, decided with the scalar code's
+    exact rule: every candidate whose float gain is at least ``low`` (the others are certainly worse)
+    gets its exact gain ``t(A) + t(B) - t(C)`` as a :class:`~fractions.Fraction`; the largest wins,
+    ties to the smallest edge id; the cut is taken iff that gain is ``>= 0``.  Writes ``best``,
+    ``stop`` and ``take`` in place."""
+    for k in rows.tolist():
+        chosen: tuple[Fraction, int, int] | None = None
+        for c in np.flatnonzero(gain[k] >= low[k]).tolist():
+            g = Fraction(float(t_a[k, c])) + Fraction(float(t_b[k, c])) - Fraction(float(term[k, c]))
+            key = (g, -int(pedge[k, c]), c)
+            if chosen is None or key[:2] > chosen[:2]:
+                chosen = key
+        assert chosen is not None                     # the best candidate is always in the window
+        if chosen[0] < 0:
+            stop[k] = True
+        else:
+            take[k] = True
+            best[k] = chosen[2]
 
 
 def _canonical(top: np.ndarray) -> np.ndarray:
