@@ -238,6 +238,76 @@ def row_keys(out: NDArray) -> NDArray:
     return a.view(np.dtype((np.void, a.dtype.itemsize * a.shape[1]))).ravel()
 
 
+_INT_KEY_LIMIT = 1 << 62
+
+
+def _column_bits(out: NDArray) -> NDArray | None:
+    """The rows' entries as unsigned integers of the same width (bitwise equality), ``(n, k)``; ``None`` for
+    item sizes other than 1, 2, 4 or 8 bytes."""
+    a = np.ascontiguousarray(out.reshape(len(out), -1))
+    if a.dtype.itemsize not in (1, 2, 4, 8):
+        return None
+    return a.view(np.dtype(f"u{a.dtype.itemsize}"))
+
+
+def _row_codes(bits: NDArray) -> NDArray[np.int64]:
+    """One int64 per row, equal exactly when the rows are equal bit for bit.
+
+    Column codes are combined in mixed radix; whenever the next product could pass 2^62 the partial key is
+    first compressed to its rank (at most n values).  Integer sorts only: much faster than sorting the rows'
+    bytes as ``np.void`` keys.
+    """
+    key = np.zeros(len(bits), dtype=np.int64)
+    size = 1
+    for j in range(bits.shape[1]):
+        _, code = np.unique(bits[:, j], return_inverse=True)
+        card = int(code.max()) + 1 if len(code) else 1
+        if size * card >= _INT_KEY_LIMIT:
+            _, key = np.unique(key, return_inverse=True)
+            key = key.astype(np.int64)
+            size = int(key.max()) + 1 if len(key) else 1
+        key = key * card + code
+        size *= card
+    return key
+
+
+def unique_rows(out: NDArray) -> tuple[NDArray[np.intp], NDArray[np.intp]]:
+    """``(first, inverse)`` of ``np.unique(row_keys(out), return_index=True, return_inverse=True)``: the same
+    outcomes in the same (byte) order, computed with integer sorts."""
+    bits = _column_bits(out)
+    if bits is None:
+        _, first, inverse = np.unique(row_keys(out), return_index=True, return_inverse=True)
+        return first, inverse.ravel()
+    _, first, inverse = np.unique(_row_codes(bits), return_index=True, return_inverse=True)
+    perm = np.argsort(row_keys(out[first]), kind="stable")       # the byte order of np.void keys
+    rank = np.empty_like(perm)
+    rank[perm] = np.arange(len(perm))
+    return first[perm], rank[inverse.ravel()]
+
+
+def rows_in(out: NDArray, outcomes: NDArray) -> NDArray[np.bool_]:
+    """``np.isin(row_keys(out), row_keys(outcomes))`` with integer lookups (``out``, ``outcomes`` same dtype)."""
+    bits, obits = _column_bits(out), _column_bits(outcomes)
+    if bits is None or obits is None or bits.shape[1] != obits.shape[1]:
+        return np.isin(row_keys(out), row_keys(outcomes))
+    hit = np.ones(len(bits), dtype=bool)
+    key = np.zeros(len(bits), dtype=np.int64)
+    okey = np.zeros(len(obits), dtype=np.int64)
+    size = 1
+    for j in range(bits.shape[1]):
+        values = np.unique(obits[:, j])
+        card = len(values)
+        if size * max(card, 1) >= _INT_KEY_LIMIT:
+            return np.isin(row_keys(out), row_keys(outcomes))
+        idx = np.minimum(np.searchsorted(values, bits[:, j]), max(card - 1, 0))
+        hit &= values[idx] == bits[:, j] if card else False
+        key = key * card + idx
+        okey = okey * card + np.searchsorted(values, obits[:, j])
+        size *= card
+    hit[hit] = np.isin(key[hit], okey)
+    return hit
+
+
 @dataclass(frozen=True)
 class RowSetEvent:
     """``{o in outcomes}`` for discrete outputs; ``outcomes`` are rows of the output's dtype."""
@@ -259,7 +329,7 @@ class RowSetEvent:
         out = np.asarray(out)
         if out.dtype != self.outcomes.dtype:
             return np.zeros(len(out), dtype=bool)
-        return np.isin(row_keys(out), row_keys(self.outcomes))
+        return rows_in(out, self.outcomes)
 
     def __eq__(self, other: object) -> bool:  # arrays make the dataclass eq ambiguous
         return isinstance(other, RowSetEvent) and np.array_equal(self.outcomes, other.outcomes)
@@ -470,7 +540,7 @@ def _outcome_unions(halves: tuple[NDArray, NDArray, NDArray, NDArray], search: _
     a0, a1, b0, b1 = halves
     sizes = [len(h) for h in halves]
     rows = np.concatenate(halves).reshape(sum(sizes), -1)
-    _, first, inverse = np.unique(row_keys(rows), return_index=True, return_inverse=True)
+    first, inverse = unique_rows(rows)
     m = len(first)
     bounds = np.cumsum([0] + sizes)
     c = [np.bincount(inverse[bounds[j] : bounds[j + 1]], minlength=m) for j in range(4)]
@@ -530,7 +600,7 @@ def search_events(
     search = _Search(_Scorer(h, n_test, z, delta), _Scorer(n - h, n_test, z, delta))
     discrete_dtype = o0.dtype.kind in "biu"
     probe = min(h, 20_000)
-    n_unique = len(np.unique(row_keys(np.concatenate([o0[:probe], o1[:probe]]))))
+    n_unique = len(unique_rows(np.concatenate([o0[:probe], o1[:probe]]))[0])
     few_outcomes = n_unique <= max(2, (2 * probe) // 20)
     if few_outcomes:
         _outcome_unions(halves, search)
