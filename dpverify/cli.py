@@ -1,7 +1,7 @@
 """The ``dpverify`` command line (also ``python -m dpverify``).
 
-``dpverify run [PATHS...] [--full] [--select PATTERN] [--seed N] [--workers N] [--out DIR] [--resume]
-[--scheduler ADDRESS]``
+``dpverify run [PATHS...] [--full] [--sequential] [--select PATTERN] [--seed N] [--workers N] [--out DIR]
+[--resume] [--scheduler ADDRESS]``
     Run audit suites (the quick budget unless ``--full``).  Progress on stderr (:mod:`dpverify.progress`: a
     live status line on a terminal, one line per entry otherwise), the table on stdout, ``DIR/report.json``
     rewritten atomically after every entry, ``report.md`` and ``report.html`` with plots at the end
@@ -12,7 +12,9 @@
     of the current selection whose record still matches its suite entry (kind, mechanism, claim, expectation,
     seed); only the others run.  A report of another mode, seed or set of suite files is refused, naming
     what differs.  ``--scheduler ADDRESS`` samples on a Dask cluster (:func:`dpverify.distributed.use_scheduler`;
-    same seed, same report).
+    same seed, same report).  ``--sequential`` runs each statistical entry as a ladder of growing budgets
+    ending at its own and stops at the first violation (:func:`dpverify.sequential.audit_sequential`): a
+    broken claim is reported after a fraction of the budget, with a looser bound than the full audit gives.
 
 ``dpverify certify [PATHS...] [--select PATTERN] [--seed N] [--workers N] [--out DIR] [--quick]
 [--scheduler ADDRESS]``
@@ -133,6 +135,9 @@ def build_parser() -> argparse.ArgumentParser:
     run = sub.add_parser("run", help="run audit suites", description="Run audit suites and write a report.")
     suite_run_args(run, "dpverify-report")
     run.add_argument("--full", action="store_true", help="use each entry's full budget (default: quick)")
+    run.add_argument("--sequential", action="store_true",
+                     help="statistical entries run in stages of growing budget (x4, ending at the entry's) and stop "
+                     "at the first violation: faster verdicts on broken claims, looser bounds")
     run.add_argument("--resume", action="store_true",
                      help="keep the finished entries of DIR/report.json (same mode, seed and suites) and run "
                      "only the others")
@@ -227,7 +232,13 @@ def _run_meta(args: argparse.Namespace, mode: str, suites: Sequence[Suite]) -> d
             "select": args.select}
     if args.scheduler is not None:
         meta["scheduler"] = args.scheduler
+    if _sequential(args):
+        meta["sequential"] = True
     return meta
+
+
+def _sequential(args: argparse.Namespace) -> bool:
+    return bool(getattr(args, "sequential", False))
 
 
 def _sampling_on(scheduler: str | None) -> AbstractContextManager[Any]:
@@ -255,9 +266,9 @@ def _jobs(args: argparse.Namespace) -> int:
     return args.jobs if args.jobs is not None else max(1, os.cpu_count() or 1)
 
 
-def _run_in_worker(entry: Entry, mode: str, seed: int, workers: int | None) -> EntryOutcome:
+def _run_in_worker(entry: Entry, mode: str, seed: int, workers: int | None, sequential: bool = False) -> EntryOutcome:
     """A ``--jobs`` worker: run one entry; the in-memory result object stays behind (the report uses records)."""
-    return replace(run_entry(entry, mode, seed, workers), result=None)
+    return replace(run_entry(entry, mode, seed, workers, sequential), result=None)
 
 
 def _execute(entries: Sequence[Entry], mode: str, args: argparse.Namespace, meta: dict[str, Any],
@@ -287,7 +298,7 @@ def _execute(entries: Sequence[Entry], mode: str, args: argparse.Namespace, meta
         try:
             for k, (i, entry) in enumerate(todo):
                 progress.start(entry, i)
-                outcome = _with_plot_path(run_entry(entry, mode, args.seed, args.workers))
+                outcome = _with_plot_path(run_entry(entry, mode, args.seed, args.workers, _sequential(args)))
                 results[entry.name] = outcome
                 progress.finish(outcome, i)
                 outcomes = snapshot("running" if k + 1 < len(todo) else "complete")
@@ -308,7 +319,8 @@ def _execute_side_by_side(todo: list[tuple[int, Entry]], jobs: int, mode: str, a
     outcomes: list[EntryOutcome] = []
     with Progress(err, entries, done=kept.values()) as progress:
         try:
-            futures = {pool.submit(_run_in_worker, entry, mode, args.seed, workers): (i, entry) for i, entry in todo}
+            futures = {pool.submit(_run_in_worker, entry, mode, args.seed, workers, _sequential(args)): (i, entry)
+                       for i, entry in todo}
             for k, future in enumerate(as_completed(futures)):
                 i, entry = futures[future]
                 try:
@@ -340,7 +352,7 @@ def _json_number(v: Any) -> float | None:
 
 
 def _kept_outcomes(report_path: Path, entries: Sequence[Entry], mode: str, seed: int, suites: Sequence[Suite],
-                   err: TextIO) -> dict[str, EntryOutcome]:
+                   err: TextIO, sequential: bool = False) -> dict[str, EntryOutcome]:
     """``--resume``: the finished entries of ``report_path`` that this invocation would produce again."""
     if not report_path.is_file():
         raise InputError(f"--resume: {report_path} does not exist; pass the --out DIR of the run to resume, or "
@@ -351,6 +363,9 @@ def _kept_outcomes(report_path: Path, entries: Sequence[Entry], mode: str, seed:
     differs = []
     if record.doc.get("mode") != mode:
         differs.append(f"mode: the report is {record.doc.get('mode')}, this run is {mode} (add or drop --full)")
+    if bool(record.doc.get("sequential", False)) != sequential:
+        differs.append(f"--sequential: the report was run {'with' if record.doc.get('sequential') else 'without'} "
+                       f"it, this run {'with' if sequential else 'without'}")
     if record.doc.get("seed") != seed:
         differs.append(f"seed: the report has --seed {record.doc.get('seed')}, this run --seed {seed}")
     theirs = record.doc.get("suites") or []
@@ -406,7 +421,8 @@ def _cmd_run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     mode = "full" if args.full else "quick"
     suites, entries = _prepare(args, mode)
     report_path = Path(args.out) / "report.json"
-    kept = _kept_outcomes(report_path, entries, mode, args.seed, suites, err) if args.resume else {}
+    kept = (_kept_outcomes(report_path, entries, mode, args.seed, suites, err, _sequential(args)) if args.resume
+            else {})
     t0 = time.perf_counter()
     with _sampling_on(args.scheduler):
         outcomes, interrupted = _execute(entries, mode, args, _run_meta(args, mode, suites), kept, err)

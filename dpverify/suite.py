@@ -1179,8 +1179,12 @@ def not_run_outcome(entry: Entry, mode: str, run_seed: int) -> EntryOutcome:
                     matched=False)
 
 
-def run_entry(entry: Entry, mode: str = "quick", run_seed: int = 0, workers: int | None = None) -> EntryOutcome:
+def run_entry(entry: Entry, mode: str = "quick", run_seed: int = 0, workers: int | None = None,
+              sequential: bool = False) -> EntryOutcome:
     """Audit one entry with the budget of ``mode`` and its derived seed.
+
+    ``sequential``: a ``statistical`` entry runs as :func:`dpverify.sequential.audit_sequential`, a ladder of
+    growing budgets ending at the entry's, stopping at the first violation (its stages go to ``details``).
 
     Never raises for a failing entry (except ``KeyboardInterrupt``): a :class:`DPVerifyError` gives
     outcome ``"error"`` with its message, any other exception the same with the exception type prepended.
@@ -1202,7 +1206,7 @@ def run_entry(entry: Entry, mode: str = "quick", run_seed: int = 0, workers: int
             return _run_replay(entry, mechanism, mode, seed, t0)
         if entry.kind == "ledger":
             return _run_ledger(entry, mechanism, mode, seed, t0)
-        return _run_statistical(entry, mechanism, mode, seed, t0, workers)
+        return _run_statistical(entry, mechanism, mode, seed, t0, workers, sequential)
     except DPVerifyError as exc:
         return _outcome(entry, mode, seed, outcome="error", matched=False, error=str(exc),
                         seconds=time.perf_counter() - t0)
@@ -1212,23 +1216,36 @@ def run_entry(entry: Entry, mode: str = "quick", run_seed: int = 0, workers: int
 
 
 def _run_statistical(entry: Entry, mechanism: Any, mode: str, seed: int, t0: float,
-                     workers: int | None) -> EntryOutcome:
-    """A ``statistical`` entry: the black-box audit with the entry's budget."""
+                     workers: int | None, sequential: bool = False) -> EntryOutcome:
+    """A ``statistical`` entry: the black-box audit with the entry's budget (or a ladder ending there)."""
     budget = entry.budget(mode)
     pairs = build_pairs(entry, seed)
     options = entry.audit_options()
     if budget.search_samples is not None:
         options["search_samples"] = budget.search_samples
-    result = audit(mechanism, pairs, entry.claim.epsilon, entry.claim.delta,
-                   samples=budget.samples, seed=seed, workers=workers, **options)
+    details: dict[str, Any] = {}
+    if sequential:
+        from dpverify.sequential import audit_sequential
+
+        ladder = audit_sequential(mechanism, pairs, entry.claim.epsilon, entry.claim.delta,
+                                  samples=budget.samples, seed=seed, workers=workers, **options)
+        result = ladder.last
+        details["sequential"] = {k: v for k, v in ladder.to_dict().items() if k != "last"}
+        bound = ladder.epsilon_lower_bound
+    else:
+        result = audit(mechanism, pairs, entry.claim.epsilon, entry.claim.delta,
+                       samples=budget.samples, seed=seed, workers=workers, **options)
+        bound = result.epsilon_lower_bound
+    if result.loss_histogram is not None:
+        details["loss_histogram"] = result.loss_histogram
     seconds = time.perf_counter() - t0
     outcome = "violation" if result.violation else "pass"
     witness = None if result.witness is None else result.witness.to_dict()
     return _outcome(
         entry, mode, seed, outcome=outcome, matched=outcome == entry.expect,
-        epsilon_lower_bound=float(result.epsilon_lower_bound), samples=int(result.samples),
+        epsilon_lower_bound=float(bound), samples=int(result.samples),
         search_samples=int(result.search_samples), seconds=seconds, witness=witness, result=result,
-        details=None if result.loss_histogram is None else {"loss_histogram": result.loss_histogram},
+        details=details or None,
     )
 
 
@@ -1369,6 +1386,7 @@ def run_suites(
     select: str | Sequence[str] | None = None,
     on_result: Callable[[EntryOutcome, int, int], None] | None = None,
     on_start: Callable[[Entry, int, int], None] | None = None,
+    sequential: bool = False,
 ) -> list[EntryOutcome]:
     """Run every selected entry of ``suites`` in order.
 
@@ -1385,7 +1403,7 @@ def run_suites(
     for i, entry in enumerate(entries):
         if on_start is not None:
             on_start(entry, i, total)
-        outcome = run_entry(entry, mode, seed, workers)
+        outcome = run_entry(entry, mode, seed, workers, sequential)
         outcomes.append(outcome)
         if on_result is not None:
             on_result(outcome, i, total)
