@@ -349,6 +349,23 @@ def test_run_real_audit_end_to_end(tmp_path: Path, capsys: pytest.CaptureFixture
         [e["epsilon_lower_bound"] for e in rep["entries"]]
 
 
+def test_run_sequential_stops_early_on_the_broken_entry(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """--sequential: the same verdicts as the plain run on the tiny suites; the broken identity stops at a
+    stage before the last, the controls run every stage; the report says so; --resume checks the flag."""
+    code, out, err = run(capsys, "run", str(SUITES), "--workers", "1", "--out", str(tmp_path), "--sequential")
+    assert code == 0, out + err
+    rep = read_report(tmp_path)
+    assert rep["sequential"] is True
+    by_id = {e["id"]: e for e in rep["entries"]}
+    ladder = by_id["identity"]["details"]["sequential"]
+    assert by_id["identity"]["outcome"] == "violation" and len(ladder["stages"]) < ladder["planned_stages"]
+    control = by_id["laplace-l1"]["details"]["sequential"]
+    assert by_id["laplace-l1"]["outcome"] == "pass" and len(control["stages"]) == control["planned_stages"]
+    assert by_id["laplace-l1"]["samples"] == control["stages"][-1]["samples"]
+    code, _, err = run(capsys, "run", str(SUITES), "--workers", "1", "--out", str(tmp_path), "--resume")
+    assert code == 2 and "--sequential: the report was run with it, this run without" in err
+
+
 # -------------------------------------------------------------------------------------------------
 # --resume, crashing entries, --scheduler
 # -------------------------------------------------------------------------------------------------
