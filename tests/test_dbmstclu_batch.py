@@ -128,6 +128,21 @@ def test_shared_tree_raise_mode_and_chunks(monkeypatch: pytest.MonkeyPatch) -> N
     np.testing.assert_array_equal(got, scalar_labels(7, np.broadcast_to(tree, (50, 6, 2)), weights))
 
 
+@pytest.mark.parametrize("n_nodes, limit", [(80, None), (9, 5)])
+def test_large_trees_go_row_by_row(monkeypatch: pytest.MonkeyPatch, n_nodes: int, limit: int | None) -> None:
+    if limit is not None:
+        monkeypatch.setattr(batch_module, "MAX_BATCH_NODES", limit)
+    assert n_nodes > batch_module.MAX_BATCH_NODES
+    edges, weights = random_batch(np.random.default_rng(5), n_nodes, 6, "noisy")
+    got, exact_steps = _dbmstclu_batch(n_nodes, edges, weights, nonpositive="clip", floor=FLOOR)
+    assert not exact_steps.any()
+    np.testing.assert_array_equal(got, scalar_labels(n_nodes, edges, weights, nonpositive="clip", floor=FLOOR))
+    with pytest.raises(GraphError, match=r"edges\[0\] is not a spanning tree"):   # still validated
+        bad = edges.copy()
+        bad[0, 0] = bad[0, 1]
+        dbmstclu_batch(n_nodes, bad, weights, nonpositive="clip")
+
+
 def test_small_cases() -> None:
     assert dbmstclu_batch(1, np.zeros((3, 0, 2)), np.zeros((3, 0))).tolist() == [[0], [0], [0]]
     assert dbmstclu_batch(4, np.zeros((0, 3, 2), dtype=int), np.zeros((0, 3))).shape == (0, 4)
