@@ -28,7 +28,8 @@ import math
 import time
 from collections import defaultdict
 from contextlib import nullcontext
-from typing import Any, Sequence
+from dataclasses import dataclass
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
@@ -46,6 +47,7 @@ from dpverify.sampling import (
     batch_sizes,
     WorkerPool,
     resolve_workers,
+    run_task,
 )
 from dpverify.stats import (
     clopper_pearson_lower,
@@ -140,6 +142,64 @@ def _sample(
     return {k: np.sum(v, axis=0) for k, v in grouped.items()}, signature
 
 
+@dataclass(frozen=True)
+class _PairSearch:
+    """Phase 1 for one pair: its search batches and what the event search needs (picklable, so that the
+    pairs can be searched on the worker pool side by side)."""
+
+    tasks: tuple[Task, ...]
+    pair_index: int
+    expected: Signature | None
+    n_test: int
+    z: float
+    delta: float
+    float_bits: bool
+    nan_outcome: bool
+    entropy: int
+
+
+@dataclass(frozen=True)
+class _PairFound:
+    candidates: list[Candidate]
+    scored: int
+    kind: str
+    histogram: dict[str, Any] | None
+    signature: Signature
+
+
+def _search_pair(job: _PairSearch, run: Callable[[Sequence[Task]], list[Any]] | None = None) -> _PairFound:
+    """Sample the pair's search outputs (``run``: where the batches run; default here) and search its events.
+
+    The event search's generator is the pair's own (``spawn_key=(2, pair)``), so the result is the same
+    wherever and in whatever order the pairs are searched.
+    """
+    results = run(job.tasks) if run is not None else [run_task(t) for t in job.tasks]
+    signature, first_where = job.expected, "the earlier pairs"
+    grouped: dict[int, list[Any]] = defaultdict(list)
+    for task, (value, sig) in zip(job.tasks, results):
+        if signature is None:
+            signature, first_where = sig, task.where()
+        elif sig != signature:
+            raise MechanismError(
+                f"the mechanism returned {sig.describe()} on {task.where()} but {signature.describe()} "
+                f"on {first_where}; every input must give outputs of the same shape and dtype "
+                "(pad or encode variable-length outputs)"
+            )
+        grouped[task.side].append(value)
+    assert signature is not None
+    o0, o1 = np.concatenate(grouped[0]), np.concatenate(grouped[1])
+    rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence(job.entropy, spawn_key=(2, job.pair_index))))
+    found, scored, kind = search_events(o0, o1, n_test=job.n_test, z=job.z, delta=job.delta,
+                                        float_bits=job.float_bits, nan_outcome=job.nan_outcome, rng=rng)
+    return _PairFound(found, scored, kind, loss_histogram(o0, o1), signature)
+
+
+def _search_tasks(mechanism: Mechanism, pair: Pair, i: int, n: int, batch_size: int, entropy: int,
+                  nan_policy: str) -> tuple[Task, ...]:
+    return tuple(Task(mechanism, x, m, entropy, SEARCH_PHASE, i, side, b, pair.label, nan_policy, None)
+                 for side, x in ((0, pair.x0), (1, pair.x1)) for b, m in enumerate(batch_sizes(n, batch_size)))
+
+
 def audit(
     mechanism: Mechanism,
     pairs: Sequence[Pair] | Sequence[tuple[Any, Any]],
@@ -217,28 +277,35 @@ def audit(
     n_workers = resolve_workers(workers)
     notes: list[str] = []
     with (nullcontext(pool) if pool is not None else WorkerPool(n_workers)) as pool:
-        # ---- phase 1: search, one pair at a time (memory: two search samples at once) ---------
+        # ---- phase 1: search.  With several workers and pairs, the pairs are searched side by side on
+        # the pool (memory: one pair's search sample per worker); otherwise one pair at a time here, its
+        # batches on the pool.  Same candidates either way.
         z = normal_quantile(alpha / (2 * finalists))
-        event_rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence(entropy, spawn_key=(2,))))
         candidates: list[tuple[int, Candidate]] = []
         n_candidates = 0
         kinds: set[str] = set()
         signature: Signature | None = None
         histograms: dict[int, dict[str, Any] | None] = {}
-        for i in range(len(pair_list)):
-            outputs, signature = _sample(
-                mechanism, pair_list, [i], search_samples, batch_size, entropy, SEARCH_PHASE,
-                nan_policy, pool, None, signature,
-            )
-            found, scored, kind = search_events(
-                outputs[(i, 0)], outputs[(i, 1)], n_test=samples, z=z, delta=delta,
-                float_bits=float_bits, nan_outcome=nan_policy == "outcome", rng=event_rng,
-            )
-            histograms[i] = loss_histogram(outputs[(i, 0)], outputs[(i, 1)])
-            del outputs
-            kinds.add(kind)
-            n_candidates += scored
-            candidates.extend((i, c) for c in found)
+
+        def job(i: int, expected: Signature | None) -> _PairSearch:
+            return _PairSearch(_search_tasks(mechanism, pair_list[i], i, search_samples, batch_size, entropy,
+                                             nan_policy), i, expected, samples, z, delta, float_bits,
+                               nan_policy == "outcome", entropy)
+
+        first = _search_pair(job(0, None), pool.run)          # pair 0 here: it fixes the signature
+        found_all = [first]
+        if len(pair_list) > 1:
+            rest = [job(i, first.signature) for i in range(1, len(pair_list))]
+            if pool.workers > 1 or pool.remote:
+                found_all += pool.run(rest, fn=_search_pair)
+            else:
+                found_all += [_search_pair(j, pool.run) for j in rest]
+        for i, f in enumerate(found_all):
+            signature = f.signature
+            histograms[i] = f.histogram
+            kinds.add(f.kind)
+            n_candidates += f.scored
+            candidates.extend((i, c) for c in f.candidates)
 
         # ---- choose finalists: best optimism-corrected scores, one per (pair, direction) ------
         ranks = rank_candidates(

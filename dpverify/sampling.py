@@ -206,6 +206,11 @@ class WorkerPool:
         chunk = max(1, math.ceil(len(tasks) / (4 * self.workers)))
         return list(self._pool.map(fn, tasks, chunksize=chunk))
 
+    @property
+    def remote(self) -> bool:
+        """Tasks go to a remote executor (a Dask cluster)."""
+        return self._remote is not None
+
     def close(self) -> None:
         if self._pool is not None:
             self._pool.shutdown(cancel_futures=True)
