@@ -4,6 +4,7 @@
     python -m benchmarks.bench_scaling --quick                      # fewer and smaller points; under 60 s
     python -m benchmarks.bench_scaling --write docs/performance.md  # also rewrite the generated section + PNGs
     python -m benchmarks.bench_scaling --wait-idle 600 ...          # first wait (<= 600 s) for an idle machine
+    python -m benchmarks.bench_scaling --images DIR ...             # PNGs into DIR instead of docs/images
 
 Four curves, each point the best wall time of up to ``k`` seeded repeats of the same work (a point stops
 repeating once its repeats have taken ``REPEAT_CAP_S`` seconds), with **one worker process**
@@ -37,6 +38,7 @@ replaced by the printed report, which links the PNGs relative to ``FILE``; nothi
 from __future__ import annotations
 
 import importlib
+import inspect
 import math
 import os
 import sys
@@ -97,7 +99,7 @@ class Points:
 
 
 FULL = Points(samples=(10_000, 40_000, 100_000, 400_000, 1_000_000, 4_000_000),
-              pamst_nodes=(4, 6, 8, 11, 16), lmst_nodes=(4, 6, 8, 11, 16), graph_samples=50_000,
+              pamst_nodes=(4, 6, 8, 10, 12, 14), lmst_nodes=(4, 6, 8, 11, 14, 18), graph_samples=100_000,
               dpm_sizes=(20, 60, 200, 600, 2000), dpm_samples=5_000,
               interval_sizes=(25, 250, 2_500, 25_000), interval_samples=100_000,
               exact_nodes=(3, 4, 5, 6, 7, 8), repeats=3)
@@ -128,12 +130,16 @@ def _log(msg: str) -> None:
 
 
 @contextmanager
-def phase_timer() -> Iterator[list[float]]:
+def phase_timer() -> Iterator[list[float] | None]:
     """Seconds spent in the audit's test-phase sampling (fresh draws counted on the finalists' events),
     appended per call; the rest of an audit's time is its search phase.  Wraps ``dpverify.audit._sample``
-    for the duration of the block only."""
+    for the duration of the block only; yields ``None`` (no split) if the audit module has no such function."""
     module = importlib.import_module("dpverify.audit")
-    original = module._sample
+    original = getattr(module, "_sample", None)
+    if original is None:
+        yield None
+        return
+    signature = inspect.signature(original)
     spent: list[float] = []
 
     def timed(*args: Any, **kwargs: Any) -> Any:
@@ -141,8 +147,7 @@ def phase_timer() -> Iterator[list[float]]:
         try:
             return original(*args, **kwargs)
         finally:
-            phase = kwargs.get("phase", args[6] if len(args) > 6 else None)
-            if phase == TEST_PHASE:
+            if signature.bind(*args, **kwargs).arguments.get("phase") == TEST_PHASE:
                 spent.append(time.perf_counter() - t0)
 
     module._sample = timed
@@ -177,8 +182,8 @@ def timed_audit(mechanism: Any, pairs: Any, epsilon: float, delta: float, sample
             r = dpverify.audit(mechanism, pairs, epsilon, delta, samples=samples, seed=seed, workers=WORKERS,
                                **options)
             total = time.perf_counter() - t0
-        test = sum(spent)
-        return {"search": total - test, "test": test, "search_samples": r.search_samples,
+        test = None if spent is None else sum(spent)
+        return {"search": None if test is None else total - test, "test": test, "search_samples": r.search_samples,
                 "bound": r.epsilon_lower_bound, "pairs": r.n_pairs}
     return run
 
@@ -372,6 +377,10 @@ def _slope_text(s: Series) -> str:
     return f"log-log slope **{b:.2f}** ({how})"
 
 
+def _opt_time(s: float | None) -> str:
+    return "n/a" if s is None else fmt_time(s)
+
+
 def _per_unit(t: float, unit: float) -> str:
     v = t / unit
     return f"{v * 1e9:.3g} ns" if v < 1e-6 else fmt_time(v)
@@ -392,28 +401,29 @@ def report_curves(curves: dict[str, list[Series]], points: Points, images: dict[
             for s in series:
                 for x, t, u, k, e in zip(s.xs, s.seconds, s.units, s.repeats, s.extra):
                     L.append(f"| {s.label} | {int(x):,} | {e['search_samples']:,} | {fmt_time(t)} | "
-                             f"{fmt_time(e['search'])} | {fmt_time(e['test'])} | {_per_unit(t, u)} | "
+                             f"{_opt_time(e['search'])} | {_opt_time(e['test'])} | {_per_unit(t, u)} | "
                              f"{e['bound']:.4f} | {k} |")
         elif name == "graph":
             L += [f"One corner pair of `K_|V|` (weights U(0, 5), random signs), {points.graph_samples:,} samples, "
                   f"search samples = min(samples, 200 000) = {min(points.graph_samples, 200_000):,}.", "",
-                  "| series | \\|V\\| | \\|E\\| | seconds | search phase | test phase | per edge | ε bound | repeats |",
+                  "| series | \\|V\\| | \\|E\\| | seconds | search phase | test phase | per edge | ε bound "
+                  "| repeats |",
                   "|---|---|---|---|---|---|---|---|---|"]
             for s in series:
                 for x, t, u, k, e in zip(s.xs, s.seconds, s.units, s.repeats, s.extra):
-                    L.append(f"| {s.label} | {int(x)} | {e['edges']} | {fmt_time(t)} | {fmt_time(e['search'])} | "
-                             f"{fmt_time(e['test'])} | {_per_unit(t, u)} | {e['bound']:.4f} | {k} |")
+                    L.append(f"| {s.label} | {int(x)} | {e['edges']} | {fmt_time(t)} | {_opt_time(e['search'])} | "
+                             f"{_opt_time(e['test'])} | {_per_unit(t, u)} | {e['bound']:.4f} | {k} |")
         elif name == "dpm":
-            L += ["DPM end to end: `DPMOutput(\"structure\", ε = 10, δ = 1e-6, [0, 1], d = 1, τ_r = 2, σ 0.1..0.8)` on "
-                  "`pivot_pairs(n/2, n/2, 0.2, 0.8, 0.5)`; Algorithm 2: `IntervalSizeEst(1, ñ = n, [0, 64], d = 1)` "
-                  "on `spread_gap_pairs(n - 1, 64, 64)`, its table simulated inside the timed region; search "
+            L += ["DPM end to end: `DPMOutput(\"structure\", ε = 10, δ = 1e-6, [0, 1], d = 1, τ_r = 2, "
+                  "σ 0.1..0.8)` on `pivot_pairs(n/2, n/2, 0.2, 0.8, 0.5)`; Algorithm 2: "
+                  "`IntervalSizeEst(1, ñ = n, [0, 64], d = 1)` on `spread_gap_pairs(n - 1, 64, 64)`, its table simulated inside the timed region; search "
                   "samples = min(samples, 200 000).", "",
                   "| series | n | seconds | search phase | test phase | per point | ε bound | repeats |",
                   "|---|---|---|---|---|---|---|---|"]
             for s in series:
                 for x, t, u, k, e in zip(s.xs, s.seconds, s.units, s.repeats, s.extra):
-                    L.append(f"| {s.label} | {int(x):,} | {fmt_time(t)} | {fmt_time(e['search'])} | "
-                             f"{fmt_time(e['test'])} | {_per_unit(t, u)} | {e['bound']:.4f} | {k} |")
+                    L.append(f"| {s.label} | {int(x):,} | {fmt_time(t)} | {_opt_time(e['search'])} | "
+                             f"{_opt_time(e['test'])} | {_per_unit(t, u)} | {e['bound']:.4f} | {k} |")
         else:
             L += ["`dpverify.exact.exact_audit` of `PAMST(1, mu = 1)` on one corner pair of `K_|V|`: the exact law of "
                   "both inputs (every spanning tree, |V|^(|V|-2) by Cayley) and their exact privacy loss.", "",
@@ -426,6 +436,9 @@ def report_curves(curves: dict[str, list[Series]], points: Points, images: dict[
         L.append("")
         for s in series:
             L.append(f"- {s.label}: {_slope_text(s)} in {xlabel}.")
+            if name == "samples" and all(e["test"] is not None for e in s.extra):
+                b, used, _ = slope(s.xs, [e["test"] for e in s.extra])
+                L.append(f"  - its test phase alone: slope {b:.2f} ({used} points).")
         if name == "exact":
             s = series[0]
             trees = [e["trees"] for e in s.extra]
@@ -464,10 +477,13 @@ def main(argv: list[str] | None = None) -> int:
     pre = argparse.ArgumentParser(add_help=False)
     pre.add_argument("--images", type=Path, default=DEFAULT_IMAGES)
     known, rest = pre.parse_known_args(raw)
-    if "-h" in rest or "--help" in rest:
-        print(f"  --images DIR  where the PNGs go (default {DEFAULT_IMAGES})")
-    args = bench_arguments("python -m benchmarks.bench_scaling", __doc__,
-                           "fewer and smaller points (< 60 s)", rest)
+    try:
+        args = bench_arguments("python -m benchmarks.bench_scaling", __doc__,
+                               "fewer and smaller points (< 60 s)", rest)
+    except SystemExit:
+        if "-h" in rest or "--help" in rest:
+            print(f"  --images DIR          where the PNGs go (default {DEFAULT_IMAGES})")
+        raise
     points = QUICK if args.quick else FULL
     command = " ".join(["python -m benchmarks.bench_scaling", *raw])
     busy_before = wait_for_idle(args.wait_idle, "bench_scaling")
