@@ -97,36 +97,13 @@ def _root_entropy(seed: int | np.random.SeedSequence | None) -> int:
     return int(np.random.SeedSequence().entropy)
 
 
-def _sample(
-    mechanism: Mechanism,
-    pairs: Sequence[Pair],
-    pair_indices: Sequence[int],
-    n: int,
-    batch_size: int,
-    entropy: int,
-    phase: int,
-    nan_policy: str,
-    pool: WorkerPool,
-    events: dict[int, tuple[Any, ...]] | None,
-    expected: Signature | None,
-) -> tuple[dict[tuple[int, int], Any], Signature]:
-    """Draw ``n`` outputs per input of the given pairs; concatenate (search) or sum counts (test).
-
-    Every output must have the signature (trailing shape, dtype) of the first one seen, or of
-    ``expected`` when given.
-    """
-    tasks: list[Task] = []
-    for i in pair_indices:
-        p = pairs[i]
-        for side, x in ((0, p.x0), (1, p.x1)):
-            for b, m in enumerate(batch_sizes(n, batch_size)):
-                tasks.append(
-                    Task(mechanism, x, m, entropy, phase, i, side, b, p.label, nan_policy,
-                         None if events is None else events[i])
-                )
+def _grouped(tasks: Sequence[Task], results: Sequence[tuple[Any, Signature]],
+             expected: Signature | None) -> tuple[dict[tuple[int, int], list[Any]], Signature]:
+    """The batches' values by ``(pair, side)``, in batch order.  Every output must have the signature
+    (trailing shape, dtype) of the first one seen, or of ``expected`` when given."""
     signature, first_where = expected, "the earlier pairs"
     grouped: dict[tuple[int, int], list[Any]] = defaultdict(list)
-    for task, (value, sig) in zip(tasks, pool.run(tasks)):
+    for task, (value, sig) in zip(tasks, results):
         if signature is None:
             signature, first_where = sig, task.where()
         elif sig != signature:
@@ -137,9 +114,18 @@ def _sample(
             )
         grouped[(task.pair_index, task.side)].append(value)
     assert signature is not None
-    if events is None:
-        return {k: np.concatenate(v) for k, v in grouped.items()}, signature
-    return {k: np.sum(v, axis=0) for k, v in grouped.items()}, signature
+    return grouped, signature
+
+
+def _count_events(mechanism: Mechanism, pairs: Sequence[Pair], events: dict[int, tuple[Any, ...]], n: int,
+                  batch_size: int, entropy: int, nan_policy: str, pool: WorkerPool,
+                  expected: Signature | None) -> dict[tuple[int, int], Any]:
+    """Phase 2: ``n`` fresh outputs per input of the pairs in ``events``; the counts of their events."""
+    tasks = [Task(mechanism, x, m, entropy, TEST_PHASE, i, side, b, pairs[i].label, nan_policy, events[i])
+             for i in sorted(events) for side, x in ((0, pairs[i].x0), (1, pairs[i].x1))
+             for b, m in enumerate(batch_sizes(n, batch_size))]
+    grouped, _ = _grouped(tasks, pool.run(tasks), expected)
+    return {k: np.sum(v, axis=0) for k, v in grouped.items()}
 
 
 @dataclass(frozen=True)
@@ -174,20 +160,8 @@ def _search_pair(job: _PairSearch, run: Callable[[Sequence[Task]], list[Any]] | 
     wherever and in whatever order the pairs are searched.
     """
     results = run(job.tasks) if run is not None else [run_task(t) for t in job.tasks]
-    signature, first_where = job.expected, "the earlier pairs"
-    grouped: dict[int, list[Any]] = defaultdict(list)
-    for task, (value, sig) in zip(job.tasks, results):
-        if signature is None:
-            signature, first_where = sig, task.where()
-        elif sig != signature:
-            raise MechanismError(
-                f"the mechanism returned {sig.describe()} on {task.where()} but {signature.describe()} "
-                f"on {first_where}; every input must give outputs of the same shape and dtype "
-                "(pad or encode variable-length outputs)"
-            )
-        grouped[task.side].append(value)
-    assert signature is not None
-    o0, o1 = np.concatenate(grouped[0]), np.concatenate(grouped[1])
+    grouped, signature = _grouped(job.tasks, results, job.expected)
+    o0, o1 = (np.concatenate(grouped[(job.pair_index, side)]) for side in (0, 1))
     rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence(job.entropy, spawn_key=(2, job.pair_index))))
     found, scored, kind = search_events(o0, o1, n_test=job.n_test, z=job.z, delta=job.delta,
                                         float_bits=job.float_bits, nan_outcome=job.nan_outcome, rng=rng)
@@ -333,10 +307,8 @@ def audit(
             for i, c in chosen:
                 by_pair[i].append(c)
             events = {i: tuple(c.event for c in cs) for i, cs in by_pair.items()}
-            counts, _ = _sample(
-                mechanism, pair_list, sorted(by_pair), samples, batch_size, entropy, TEST_PHASE,
-                nan_policy, pool, events, signature,
-            )
+            counts = _count_events(mechanism, pair_list, events, samples, batch_size, entropy, nan_policy, pool,
+                                   signature)
             level = alpha / (2 * len(chosen))
             for i, cs in by_pair.items():
                 for j, c in enumerate(cs):
