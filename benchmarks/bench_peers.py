@@ -14,9 +14,13 @@ subprocess (``benchmarks/statdp_runner.py``: its docstring says how p-values bec
 and which ``pystatdp`` defects it works around).  Both tools run on the same mechanisms in one run, one
 after the other (dpverify first), with 2 processes each:
 
-* dpverify: the entry of ``audits/catalogue.toml`` (its mechanism, pairs, claim, α and budget; ``quick`` or
-  ``full``), through :func:`dpverify.suite.run_entry`; wall time of the whole audit, verdict, and the ε lower
-  bound (a 1 − α confidence bound over every pair and event tested).
+* dpverify's **verdict**: the entry of ``audits/catalogue.toml`` (its mechanism, pairs, claim and α) as a
+  sequential audit (:func:`dpverify.sequential.audit_sequential`) whose last stage has StatDP's budget
+  (``event_iterations`` search and ``detect_iterations`` test outputs per input), stopping at the first
+  violation: the same maximum budget as StatDP's verdict, and the time and outputs until the verdict.
+* dpverify's **bound**: the same entry with its own budget (``quick`` or ``full``), through
+  :func:`dpverify.suite.run_entry`; wall time and the ε lower bound (a 1 − α confidence bound over every pair
+  and event tested).
 * StatDP: StatDP's own version of the mechanism (same noise, same ε; StatDP's own output encodings, e.g. the
   number of ⊥ of an SVT), StatDP's neighbour patterns on an input of the catalogue's length, StatDP's
   default iterations (full) or a fifth of them (quick).  Verdict time = the probe at the claimed ε; bound =
@@ -237,23 +241,27 @@ def catalogue_entries(ids: Iterable[str], path: Path = CATALOGUE) -> dict[str, A
 
 
 def run_dpverify(ids: Iterable[str], mode: str, seed: int, workers: int = WORKERS,
-                 samples: tuple[int, int] | None = None,
+                 samples: tuple[int, int] | None = None, sequential: bool = False,
                  log: Callable[[str], None] = lambda s: None) -> dict[str, dict[str, Any]]:
-    """Audit the catalogue entries ``ids`` (budget ``mode``, or ``samples = (samples, search_samples)``);
-    returns per id: verdict, bound, seconds, samples, expectation, true ε."""
+    """Audit the catalogue entries ``ids`` (budget ``mode``, or ``samples = (samples, search_samples)``; with
+    ``sequential``, as a ladder ending at that budget); returns per id: verdict, bound, seconds, samples,
+    expectation, true ε, and for a ladder the stages run, planned, and outputs per input until the verdict."""
     from dpverify.suite import Budget as SuiteBudget
     from dpverify.suite import run_entry
     out: dict[str, dict[str, Any]] = {}
     for eid, entry in catalogue_entries(ids).items():
         if samples is not None:
             entry = dataclasses.replace(entry, quick=SuiteBudget(*samples), full=SuiteBudget(*samples))
-        o = run_entry(entry, mode, run_seed=seed, workers=workers)
-        out[eid] = {"outcome": o.outcome, "violation": o.outcome == "violation", "expect": entry.expect,
+        o = run_entry(entry, mode, run_seed=seed, workers=workers, sequential=sequential)
+        ladder = (o.details or {}).get("sequential") or {}
+        out[eid] = {"stages": len(ladder.get("stages", [])), "planned_stages": ladder.get("planned_stages"),
+                    "samples_to_verdict": ladder.get("samples_to_verdict"),"outcome": o.outcome, "violation": o.outcome == "violation", "expect": entry.expect,
                     "bound": float(o.epsilon_lower_bound) if o.epsilon_lower_bound is not None else math.nan,
                     "seconds": float(o.seconds), "samples": o.samples, "search_samples": o.search_samples,
                     "claim": float(entry.claim.epsilon), "alpha": entry.alpha if entry.alpha is not None else 0.05,
                     "true_epsilon": entry.true_epsilon, "error": o.error}
-        log(f"[bench_peers] dpverify {eid}: {o.outcome}, bound {out[eid]['bound']:.4g} in {o.seconds:.1f} s")
+        log(f"[bench_peers] dpverify {eid}{' (sequential)' if sequential else ''}: {o.outcome}, bound "
+            f"{out[eid]['bound']:.4g} in {o.seconds:.1f} s")
     return out
 
 
@@ -269,16 +277,19 @@ def ratio(a: float | None, b: float | None) -> float:
     return a / b
 
 
-def compare(dp: dict[str, Any], sd: dict[str, Any] | None) -> dict[str, Any]:
+def compare(dp: dict[str, Any], sd: dict[str, Any] | None, dv: dict[str, Any] | None = None) -> dict[str, Any]:
     """One mechanism's row: speed ratios (StatDP / dpverify), bounds, and whether the goal is met
-    (StatDP verdict time ≥ 10× dpverify's and dpverify's bound ≥ StatDP's)."""
-    row: dict[str, Any] = {"dp_seconds": dp["seconds"], "dp_bound": dp["bound"], "dp_violation": dp["violation"]}
+    (StatDP verdict time ≥ 10× dpverify's and dpverify's bound ≥ StatDP's).  ``dp`` is dpverify's audit at its
+    own budget (the bound), ``dv`` its verdict run (default: ``dp`` too)."""
+    dv = dp if dv is None else dv
+    row: dict[str, Any] = {"dp_seconds": dp["seconds"], "dp_bound": dp["bound"], "dp_violation": dp["violation"],
+                           "dv_seconds": dv["seconds"], "dv_violation": dv["violation"]}
     if sd is None or "error" in sd:
         row.update(sd_error=None if sd is None else sd["error"], goal=None)
         return row
     row.update(sd_seconds=sd["verdict_seconds"], sd_bound_seconds=sd["bound_seconds"], sd_bound=sd["bound"],
                sd_p=sd["verdict_p"], sd_violation=bool(sd["violation"]), sd_probes=len(sd["probes"]))
-    row["speed"] = ratio(sd["verdict_seconds"], dp["seconds"])
+    row["speed"] = ratio(sd["verdict_seconds"], dv["seconds"])
     row["speed_bound"] = ratio(sd["bound_seconds"], dp["seconds"])
     row["tighter"] = dp["bound"] >= sd["bound"]
     row["goal"] = bool(row["speed"] >= SPEED_GOAL and row["tighter"])
@@ -381,12 +392,24 @@ def goal_cell(goal: bool | None) -> str:
     return "n/a" if goal is None else verdict(goal)
 
 
+def fmt_verdict_run(v: dict[str, Any]) -> str:
+    """dpverify's verdict cell: outcome (expected), stage reached, outputs per input until the verdict, seconds."""
+    if v["error"]:
+        return f"error: {v['error']}"
+    where = (f"stage {v['stages']}/{v['planned_stages']}, {v['samples_to_verdict']:,} outputs/input, "
+             if v.get("planned_stages") else "")
+    return f"{fmt_verdict(v['violation'])} (expected {v['expect']}), {where}{v['seconds']:.2f} s"
+
+
 def report(command: str, budget: Budget, seed: int, dp: dict[str, dict[str, Any]], sd: dict[str, Any] | None,
            samplers: list[dict[str, Any]], busy: tuple[float | None, float | None, float | None],
-           statdp_error: str | None, venv: Path) -> str:
+           statdp_error: str | None, venv: Path, dv: dict[str, dict[str, Any]] | None = None) -> str:
+    """The markdown section.  ``dp``: dpverify at the entries' own budgets (bounds); ``dv``: dpverify's verdict
+    runs (sequential, StatDP's budget; default ``dp``)."""
+    dv = dp if dv is None else dv
     L = report_header(command, seed, busy, " and the ratios between the two tools less so")
     sd_results = {} if sd is None else sd["results"]
-    rows = {p.entry: compare(dp[p.entry], sd_results.get(p.entry)) for p in PEERS if p.entry in dp}
+    rows = {p.entry: compare(dp[p.entry], sd_results.get(p.entry), dv.get(p.entry)) for p in PEERS if p.entry in dp}
     L.append("### Goals of issue 9")
     L.append("")
     n_speed = sum(1 for r in rows.values() if r.get("goal"))
@@ -413,27 +436,30 @@ def report(command: str, budget: Budget, seed: int, dp: dict[str, dict[str, Any]
                  f"{WORKERS} processes, {budget.event_iterations:,} runs per input for the event selection and "
                  f"{budget.detect_iterations:,} for the test; up to {budget.probes} probes per mechanism; numba "
                  f"warm-up {fmt_time(sd['warmup'] or 0.0)} (not counted); the whole StatDP half took "
-                 f"{sd['seconds']:.0f} s. dpverify: the catalogue entry with its `{budget.mode}` budget, "
-                 f"{WORKERS} workers.")
+                 f"{sd['seconds']:.0f} s. dpverify, {WORKERS} workers: the verdict by a sequential audit "
+                 f"(stages ×4 up to StatDP's budget, {budget.event_iterations:,} search + "
+                 f"{budget.detect_iterations:,} test outputs per input and pair, stopping at the first "
+                 f"violation); the bound by the catalogue entry with its `{budget.mode}` budget.")
         L.append("")
-    L.append("| Mechanism (catalogue id / StatDP name) | claim ε | true ε | dpverify: verdict, ε LB, time | StatDP: "
-             "p at claim, verdict time | StatDP: bound (probes), time | speed-up to verdict (to bound) | goal |")
-    L.append("|---|---|---|---|---|---|---|---|")
+    L.append("| Mechanism (catalogue id / StatDP name) | claim ε | true ε | dpverify: verdict (expected), stage, "
+             "time | dpverify: ε LB, time | StatDP: p at claim, verdict time | StatDP: bound (probes), time | "
+             "speed-up to verdict (to bound) | goal |")
+    L.append("|---|---|---|---|---|---|---|---|---|")
     for p in PEERS:
         if p.entry not in dp:
             continue
         d, r = dp[p.entry], rows[p.entry]
         true = fmt_eps(d["true_epsilon"]) if d["true_epsilon"] is not None else "–"
-        dcell = (f"{fmt_verdict(d['violation'])} (expected {d['expect']}), {fmt_eps(d['bound'])}, "
-                 f"{d['seconds']:.2f} s" if not d["error"] else f"error: {d['error']}")
+        vcell = fmt_verdict_run(dv[p.entry]) if p.entry in dv else "–"
+        dcell = f"{fmt_eps(d['bound'])}, {d['seconds']:.2f} s" if not d["error"] else f"error: {d['error']}"
         if "sd_seconds" in r:
             scell = f"{r['sd_p']:.3g} ({fmt_verdict(r['sd_violation'])}), {r['sd_seconds']:.1f} s"
             bcell = f"{fmt_eps(r['sd_bound'])} ({r['sd_probes']}), {r['sd_bound_seconds']:.1f} s"
             speed = f"{fmt_ratio(r['speed'])} ({fmt_ratio(r['speed_bound'])})"
         else:
             scell = bcell = speed = "–" if not r.get("sd_error") else f"error: {r['sd_error']}"
-        L.append(f"| `{p.entry}` / `{p.statdp}` | {d['claim']:g} | {true} | {dcell} | {scell} | {bcell} | {speed} "
-                 f"| {goal_cell(r.get('goal'))} |")
+        L.append(f"| `{p.entry}` / `{p.statdp}` | {d['claim']:g} | {true} | {vcell} | {dcell} | {scell} | {bcell} | "
+                 f"{speed} | {goal_cell(r.get('goal'))} |")
     L.append("")
     shipped = sd_results.get(f"{AS_SHIPPED.entry} (pystatdp patterns)")
     if shipped and "error" not in shipped:
@@ -452,8 +478,11 @@ def report(command: str, budget: Budget, seed: int, dp: dict[str, dict[str, Any]
              f"{budget.probes} probes, doubling from the claim, then bisection to 5 %). StatDP's SVT variants "
              "return its own summaries (the number of ⊥, the "
              "Hamming distance to a fixed pattern, with the noisy value for `iSVT4`), dpverify's catalogue "
-             "versions the whole answer vector; the noise and ε are the same. Speed-up = StatDP time / dpverify "
-             "time, both wall clock on this machine in this run, both with 2 processes.")
+             "versions the whole answer vector; the noise and ε are the same. Speed-up to verdict = StatDP's "
+             "verdict time / dpverify's verdict time; to bound = StatDP's bound search / dpverify's audit at its own "
+             "budget; wall clock on this machine in this run, both tools with 2 processes. dpverify's sequential "
+             "verdict spends α/2 on its last stage, α/4 on the one before, ... (union bound, so a violation found "
+             "at any stage holds at level α).")
     L.append("")
     L.append("### Published figures (anchors-auditing.md §5.1; claimed ε = 0.1 for every row; hardware not recorded)")
     L.append("")
@@ -500,6 +529,8 @@ def main(argv: list[str] | None = None) -> int:
     log(f"[bench_peers] background load {fmt_busy(busy_before)}; {usable_cpus()} usable CPUs; dpverify half ...")
     ids = [p.entry for p in PEERS]
     dp = run_dpverify(ids, budget.mode, args.seed, log=log)
+    dv = run_dpverify(ids, budget.mode, args.seed, samples=(budget.detect_iterations, budget.event_iterations),
+                      sequential=True, log=log)
     sd, statdp_error = None, None
     if ours.no_statdp:
         statdp_error = "skipped (--no-statdp)."
@@ -516,7 +547,7 @@ def main(argv: list[str] | None = None) -> int:
     busy_during = meter.others()
     busy_after = background_busy()
     text = report(command, budget, args.seed, dp, sd, samplers, (busy_before, busy_during, busy_after),
-                  statdp_error, ours.venv)
+                  statdp_error, ours.venv, dv)
     print(text)
     if args.write is not None:
         write_section(args.write, text, BEGIN, END)

@@ -71,6 +71,10 @@ def test_compare_goal_needs_speed_and_tightness():
     assert not bp.compare(dp, _sd(5.0, 0.15))["goal"]        # too slow
     assert not bp.compare(dp, _sd(20.0, 0.4))["goal"]        # StatDP's bound larger
     assert bp.compare(dp, None)["goal"] is None
+    # the verdict run (dv) sets the verdict speed, the audit at the entry's budget (dp) the bound
+    r = bp.compare({"seconds": 10.0, "bound": 0.2, "violation": True}, _sd(20.0, 0.15),
+                   {"seconds": 1.0, "violation": True})
+    assert r["speed"] == 20.0 and r["speed_bound"] == 6.0 and r["goal"]
     assert bp.compare(dp, {"error": "x"})["sd_error"] == "x"
     assert math.isnan(bp.ratio(1.0, 0.0)) and bp.ratio(6.0, 2.0) == 3.0
 
@@ -113,13 +117,19 @@ def test_report_with_and_without_statdp(tmp_path):
     doc.write_text("# Performance\n\n<!-- BEGIN peers -->\nold\n<!-- END peers -->\n\nafter\n")
     bp.write_section(doc, text, bp.BEGIN, bp.END)
     new = doc.read_text()
-    assert "old" not in new and new.endswith("after\n") and new.count(bp.BEGIN) == 1
+    assert "\nold\n" not in new and new.endswith("after\n") and new.count(bp.BEGIN) == 1
 
 
 def test_smoke_dpverify_half_and_samplers():
     out = bp.run_dpverify(["laplace", "histogram-scale-epsilon"], "quick", 0, workers=1, samples=(4000, 2000))
     assert out["laplace"]["error"] is None and out["laplace"]["seconds"] > 0
     assert out["histogram-scale-epsilon"]["violation"] and out["histogram-scale-epsilon"]["bound"] > 0.1
+    seq = bp.run_dpverify(["laplace", "histogram-scale-epsilon"], "quick", 0, workers=1, samples=(64_000, 16_000),
+                          sequential=True)
+    assert seq["laplace"]["stages"] == seq["laplace"]["planned_stages"] == 4          # no violation: every stage
+    broken = seq["histogram-scale-epsilon"]
+    assert broken["violation"] and broken["stages"] == 1 < broken["planned_stages"]  # ε = 10 against 0.1
+    assert "stage 1/4" in bp.fmt_verdict_run(broken) and "(expected violation)" in bp.fmt_verdict_run(broken)
     rows = bp.bench_samplers(dataclasses.replace(bp.QUICK, draws=2000, repeats=1), 0, names=["Laplace(0.1)"])
     assert len(rows) == 1 and rows[0]["ratio"] > 0
 
