@@ -9,7 +9,7 @@
 Four curves, each point the best wall time of up to ``k`` seeded repeats of the same work (a point stops
 repeating once its repeats have taken ``REPEAT_CAP_S`` seconds), with **one worker process**
 (``workers=1``: the curves are about the audit, not about the pool).  Every statistical audit uses the
-audit's default search budget, ``search_samples = min(samples, 200 000)``.
+audit's default search budget, ``search_samples = min(samples, 200 000)`` (passed explicitly).
 
 1. ``samples`` -- :func:`dpverify.audit` time against ``samples`` (10^4 .. 4·10^6) on two catalogue entries
    (``audits/catalogue.toml``): ``laplace`` (``Laplace(0.1)``, the pair (0, 1)) and ``histogram``
@@ -37,16 +37,13 @@ replaced by the printed report, which links the PNGs relative to ``FILE``; nothi
 
 from __future__ import annotations
 
-import importlib
-import inspect
 import math
 import os
 import sys
 import time
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any, Callable
 
 import numpy as np
 
@@ -61,12 +58,13 @@ from algorithms.graph.weighted_graph import WeightedGraph
 from benchmarks.bench_graph import (LoadMeter, background_busy, bench_arguments, fmt_time, report_header,
                                     wait_for_idle, write_section)
 from dpverify.exact import exact_audit
-from dpverify.sampling import TEST_PHASE
 from dpverify.suite import build_mechanism, build_pairs, load_suite
 
 BEGIN, END = "<!-- BEGIN scaling -->", "<!-- END scaling -->"
 
 WORKERS = 1
+#: search_samples = min(samples, SEARCH_CAP): the audit's default rule, made explicit.
+SEARCH_CAP = 200_000
 #: Times at or below this are too close to the fixed costs to enter the fitted slope.
 SLOPE_MIN_S = 0.05
 #: A point stops repeating once its repeats have taken this long (it is then the best of fewer than k).
@@ -129,32 +127,29 @@ def _log(msg: str) -> None:
 # --------------------------------------------------------------------------------------------------
 
 
-@contextmanager
-def phase_timer() -> Iterator[list[float] | None]:
-    """Seconds spent in the audit's test-phase sampling (fresh draws counted on the finalists' events),
-    appended per call; the rest of an audit's time is its search phase.  Wraps ``dpverify.audit._sample``
-    for the duration of the block only; yields ``None`` (no split) if the audit module has no such function."""
-    module = importlib.import_module("dpverify.audit")
-    original = getattr(module, "_sample", None)
-    if original is None:
-        yield None
-        return
-    signature = inspect.signature(original)
-    spent: list[float] = []
+class PhaseClock:
+    """The mechanism, with a clock on its calls that tells the audit's two phases apart without looking inside
+    the audit: the search phase draws ``search_samples`` outputs per input of every pair first (documented in
+    :mod:`dpverify.audit`), so the first call after ``search_outputs`` outputs starts the test phase (fresh
+    draws counted on the finalists' events).  One process only (``workers=1``); attributes are delegated."""
 
-    def timed(*args: Any, **kwargs: Any) -> Any:
-        t0 = time.perf_counter()
-        try:
-            return original(*args, **kwargs)
-        finally:
-            if signature.bind(*args, **kwargs).arguments.get("phase") == TEST_PHASE:
-                spent.append(time.perf_counter() - t0)
+    def __init__(self, mechanism: Any, search_outputs: int) -> None:
+        self._mechanism = mechanism
+        self._left = search_outputs
+        self.test_start: float | None = None
 
-    module._sample = timed
-    try:
-        yield spent
-    finally:
-        module._sample = original
+    def __call__(self, x: Any, n: int, rng: np.random.Generator) -> Any:
+        if self._left <= 0 and self.test_start is None:
+            self.test_start = time.perf_counter()
+        out = self._mechanism(x, n, rng)
+        self._left -= int(n)
+        return out
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._mechanism, name)
+
+    def __repr__(self) -> str:
+        return repr(self._mechanism)
 
 
 def best_point(fn: Callable[[int], dict[str, Any] | None], k: int) -> tuple[float, int, dict[str, Any]]:
@@ -172,19 +167,23 @@ def best_point(fn: Callable[[int], dict[str, Any] | None], k: int) -> tuple[floa
     return best, done, best_info
 
 
-def timed_audit(mechanism: Any, pairs: Any, epsilon: float, delta: float, samples: int,
-                seed: int, **options: Any) -> Callable[[int], dict[str, Any]]:
-    """One repeat of a seeded audit with the default search budget (``options``: other audit options, e.g. a
-    catalogue entry's ``alpha``); reports the search/test split."""
+def timed_audit(mechanism: Any, pairs: Any, epsilon: float, delta: float, samples: int, seed: int,
+                **options: Any) -> Callable[[int], dict[str, Any]]:
+    """One repeat of a seeded audit with ``search_samples = min(samples, SEARCH_CAP)`` (the audit's default rule;
+    ``options``: other audit options, e.g. a catalogue entry's ``alpha``); reports the search/test split."""
+    pairs = list(pairs)
+    search = min(samples, SEARCH_CAP)
+
     def run(_: int) -> dict[str, Any]:
-        with phase_timer() as spent:
-            t0 = time.perf_counter()
-            r = dpverify.audit(mechanism, pairs, epsilon, delta, samples=samples, seed=seed, workers=WORKERS,
-                               **options)
-            total = time.perf_counter() - t0
-        test = None if spent is None else sum(spent)
-        return {"search": None if test is None else total - test, "test": test, "search_samples": r.search_samples,
-                "bound": r.epsilon_lower_bound, "pairs": r.n_pairs}
+        clock = PhaseClock(mechanism, 2 * len(pairs) * search)
+        t0 = time.perf_counter()
+        r = dpverify.audit(clock, pairs, epsilon, delta, samples=samples, search_samples=search, seed=seed,
+                           workers=WORKERS, **options)
+        t1 = time.perf_counter()
+        split = r.n_pairs == len(pairs) and r.search_samples == search
+        test = (0.0 if clock.test_start is None else t1 - clock.test_start) if split else None
+        return {"search": None if test is None else t1 - t0 - test, "test": test,
+                "search_samples": r.search_samples, "bound": r.epsilon_lower_bound, "pairs": r.n_pairs}
     return run
 
 
@@ -394,8 +393,9 @@ def report_curves(curves: dict[str, list[Series]], points: Points, images: dict[
         L += [f"### {title}", ""]
         if name == "samples":
             L += ["Catalogue entries `laplace` and `histogram` (pairs as the suite builds them); search samples = "
-                  "min(samples, 200 000), the audit's default; the test phase is the fresh draws counted on the "
-                  "finalists' events, the search phase the rest.", "",
+                  f"min(samples, {SEARCH_CAP:,}) (the audit's default rule); test phase: from the first fresh draw "
+                  "to the end (draws counted on the finalists' events, bounds), search phase: everything before "
+                  "(search draws of every pair, event search, choice of finalists).", "",
                   "| series | samples | search samples | seconds | search phase | test phase | per sample | ε bound |"
                   " repeats |", "|---|---|---|---|---|---|---|---|---|"]
             for s in series:
@@ -405,7 +405,7 @@ def report_curves(curves: dict[str, list[Series]], points: Points, images: dict[
                              f"{e['bound']:.4f} | {k} |")
         elif name == "graph":
             L += [f"One corner pair of `K_|V|` (weights U(0, 5), random signs), {points.graph_samples:,} samples, "
-                  f"search samples = min(samples, 200 000) = {min(points.graph_samples, 200_000):,}.", "",
+                  f"search samples = min(samples, {SEARCH_CAP:,}) = {min(points.graph_samples, SEARCH_CAP):,}.", "",
                   "| series | \\|V\\| | \\|E\\| | seconds | search phase | test phase | per edge | ε bound "
                   "| repeats |",
                   "|---|---|---|---|---|---|---|---|---|"]
@@ -416,8 +416,8 @@ def report_curves(curves: dict[str, list[Series]], points: Points, images: dict[
         elif name == "dpm":
             L += ["DPM end to end: `DPMOutput(\"structure\", ε = 10, δ = 1e-6, [0, 1], d = 1, τ_r = 2, "
                   "σ 0.1..0.8)` on `pivot_pairs(n/2, n/2, 0.2, 0.8, 0.5)`; Algorithm 2: "
-                  "`IntervalSizeEst(1, ñ = n, [0, 64], d = 1)` on `spread_gap_pairs(n - 1, 64, 64)`, its table simulated inside the timed region; search "
-                  "samples = min(samples, 200 000).", "",
+                  "`IntervalSizeEst(1, ñ = n, [0, 64], d = 1)` on `spread_gap_pairs(n - 1, 64, 64)`, its table "
+                  f"simulated inside the timed region; search samples = min(samples, {SEARCH_CAP:,}).", "",
                   "| series | n | seconds | search phase | test phase | per point | ε bound | repeats |",
                   "|---|---|---|---|---|---|---|---|"]
             for s in series:

@@ -29,6 +29,8 @@ def test_every_curve_has_its_points_and_positive_times(curves):
             assert len(s.xs) == 2 and len(s.seconds) == 2 and all(t > 0 for t in s.seconds)
             b, used, _ = bs.slope(s.xs, s.seconds)
             assert math.isfinite(b) and used == 2, (name, s.label)
+            if name != "exact":                                 # audits: the search/test split is measured
+                assert all(e["search"] > 0 and e["test"] is not None for e in s.extra), (name, s.label)
 
 
 def test_slope_rule():
@@ -75,3 +77,18 @@ def test_main_writes_only_into_the_given_places(monkeypatch, tmp_path: Path):
     out = doc.read_text(encoding="utf-8")
     assert out.count(bs.BEGIN) == 1 and "--images" in out and "(img/scaling-exact.png)" in out
     assert sorted(p.name for p in (tmp_path / "img").iterdir()) == sorted(f"scaling-{n}.png" for n in bs.CURVES)
+
+
+def test_phase_clock_splits_the_audit_without_changing_it():
+    import dpverify
+    from algorithms.classic.laplace import Laplace
+
+    pairs = [(0.0, 1.0)]
+    plain = dpverify.audit(Laplace(0.1), pairs, 0.1, samples=20_000, search_samples=5_000, seed=7, workers=1)
+    info = bs.timed_audit(Laplace(0.1), pairs, 0.1, 0.0, 20_000, 7)(0)
+    assert info["search_samples"] == 20_000 and info["pairs"] == 1   # min(samples, SEARCH_CAP)
+    assert info["search"] > 0 and info["test"] > 0
+    clock = bs.PhaseClock(Laplace(0.1), 2 * 5_000)
+    timed = dpverify.audit(clock, pairs, 0.1, samples=20_000, search_samples=5_000, seed=7, workers=1)
+    assert timed.epsilon_lower_bound == plain.epsilon_lower_bound and clock.test_start is not None
+    assert clock.epsilon == 0.1 and repr(clock) == repr(Laplace(0.1))
