@@ -34,6 +34,11 @@
 Without ``PATHS``, ``run``, ``certify`` and ``list`` use the default suites (see :func:`dpverify.suite.default_suites`).
 Any :class:`~dpverify.errors.DPVerifyError` is printed as ``dpverify: error: <message>`` (exit 2).
 
+``dpverify bench [OPTIONS]``
+    Run the benchmarks of the source checkout this dpverify is installed from: ``python -m benchmarks OPTIONS``
+    there (``--quick``, ``--only NAMES``, ``--write docs/performance.md``; exit status its own).  An
+    installation without the checkout gets an error saying so.
+
 ``dpverify reproduce NAME [--quick] [--seed N] [--workers N] [--out DIR]``
     Rerun a seed paper's experiment (:mod:`dpverify.reproduce`), print its markdown report and write it
     to ``DIR/NAME.md`` (default DIR: ``dpverify-reproductions``).  ``dpverify reproduce --list`` (or no
@@ -175,7 +180,34 @@ def build_parser() -> argparse.ArgumentParser:
                      help="processes (default: all cores; results do not depend on it)")
     rep.add_argument("--out", default="dpverify-reproductions", metavar="DIR",
                      help="directory of the report DIR/NAME.md and any figures (default: dpverify-reproductions)")
+
+    bench = sub.add_parser("bench", help="run the benchmarks of a source checkout (python -m benchmarks)",
+                           description="Run the benchmarks of the checkout dpverify is installed from (editable "
+                           "install): python -m benchmarks with these options, e.g. --quick, --only peers, "
+                           "--write docs/performance.md; `dpverify bench -- --help` lists them.")
+    bench.add_argument("options", nargs="*", metavar="OPTIONS",
+                       help="passed to python -m benchmarks (every argument after 'bench', as given)")
     return parser
+
+
+def benchmarks_root() -> Path:
+    """The checkout holding ``benchmarks/`` next to this ``dpverify`` package, or an InputError."""
+    root = Path(__file__).resolve().parent.parent
+    if not (root / "benchmarks" / "__main__.py").is_file():
+        raise InputError("dpverify bench runs the benchmarks of a source checkout, and this dpverify is installed "
+                         f"without them ({root / 'benchmarks'} does not exist); clone the repository and "
+                         "`pip install -e \".[dev]\"` in it, or run `python -m benchmarks` there")
+    return root
+
+
+def _cmd_bench(options: Sequence[str]) -> int:
+    """``dpverify bench OPTIONS``: every argument goes to ``python -m benchmarks`` unparsed (a leading ``--``
+    is dropped)."""
+    import subprocess
+
+    root = benchmarks_root()
+    options = list(options[1:] if options[:1] == ["--"] else options)
+    return subprocess.run([sys.executable, "-m", "benchmarks", *options], cwd=root).returncode
 
 
 def _load(paths: Sequence[str]) -> list[Suite]:
@@ -484,8 +516,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     _tolerant(out)
     _tolerant(err)
     parser = build_parser()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["bench"] and argv[1:2] not in (["-h"], ["--help"]):  # options go through unparsed
+        try:
+            return _cmd_bench(argv[1:])
+        except DPVerifyError as exc:
+            print(f"dpverify: error: {exc}", file=err)
+            return EXIT_USAGE
     try:
-        args = parser.parse_args(None if argv is None else list(argv))
+        args = parser.parse_args(argv)
     except SystemExit as exc:  # --help, --version and usage errors
         code = exc.code
         return code if isinstance(code, int) else (0 if code is None else EXIT_USAGE)
