@@ -27,7 +27,7 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-from benchmarks.bench_graph import (LoadMeter, background_busy, bench_arguments, fmt_busy, report_header, verdict,
+from benchmarks.bench_graph import (LoadMeter, background_busy, bench_arguments, report_header, verdict,
                                     wait_for_idle, write_section)
 
 BEGIN, END = "<!-- BEGIN suites -->", "<!-- END suites -->"
