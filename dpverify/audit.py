@@ -266,11 +266,16 @@ def audit(
                                              nan_policy), i, expected, samples, z, delta, float_bits,
                                nan_policy == "outcome", entropy)
 
+        side_by_side = len(pair_list) > 1 and (pool.workers > 1 or pool.remote)
+        if side_by_side and not pool.started:
+            # the search of vector outputs fits a logistic regression; import scikit-learn once here, before
+            # the pool forks, rather than once in every worker (about 1 s each, per audit)
+            import sklearn.linear_model  # noqa: F401
         first = _search_pair(job(0, None), pool.run)          # pair 0 here: it fixes the signature
         found_all = [first]
         if len(pair_list) > 1:
             rest = [job(i, first.signature) for i in range(1, len(pair_list))]
-            if pool.workers > 1 or pool.remote:
+            if side_by_side:
                 found_all += pool.run(rest, fn=_search_pair)
             else:
                 found_all += [_search_pair(j, pool.run) for j in rest]

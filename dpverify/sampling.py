@@ -207,6 +207,11 @@ class WorkerPool:
         return list(self._pool.map(fn, tasks, chunksize=chunk))
 
     @property
+    def started(self) -> bool:
+        """Worker processes are running (created by the first :meth:`run` that needed them)."""
+        return self._pool is not None
+
+    @property
     def remote(self) -> bool:
         """Tasks go to a remote executor (a Dask cluster)."""
         return self._remote is not None
