@@ -265,6 +265,40 @@ def run_dpverify(ids: Iterable[str], mode: str, seed: int, workers: int = WORKER
     return out
 
 
+#: (label, function name in dpverify) of the verdict profile: cumulative time of each, in one process
+PROFILE_PHASES: tuple[tuple[str, str, str], ...] = (
+    ("whole verdict (every stage)", "audit_sequential", "sequential.py"),
+    ("phase 1: search samples + event search, every pair", "_search_pair", "audit.py"),
+    ("  event search (search_events)", "search_events", "events.py"),
+    ("    threshold / interval / atom events on scalar features", "_scalar_feature", "events.py"),
+    ("    logistic-regression feature (scikit-learn fit)", "_learned_score", "events.py"),
+    ("    unions of discrete outcomes", "_outcome_unions", "events.py"),
+    ("phase 2: fresh samples, counting the finalists' events", "_count_events", "audit.py"),
+    ("the mechanism's own sampling (both phases)", "run_task", "sampling.py"),
+)
+
+
+def profile_verdict(eid: str, budget: "Budget", seed: int) -> dict[str, Any]:
+    """dpverify's verdict run on ``eid`` (StatDP's budget, sequential) under cProfile in one process (workers = 1,
+    so every function is seen): cumulative seconds of the phases of :data:`PROFILE_PHASES`."""
+    import cProfile
+    import pstats
+
+    prof = cProfile.Profile()
+    t0 = time.perf_counter()
+    prof.enable()
+    run_dpverify([eid], budget.mode, seed, workers=1, samples=(budget.detect_iterations, budget.event_iterations),
+                 sequential=True)
+    prof.disable()
+    wall = time.perf_counter() - t0
+    stats = pstats.Stats(prof).stats
+    phases = []
+    for label, func, file in PROFILE_PHASES:
+        cum = sum(v[3] for (f, _, name), v in stats.items() if name == func and Path(f).name == file)
+        phases.append((label, cum))
+    return {"id": eid, "wall": wall, "phases": phases}
+
+
 # --------------------------------------------------------------------------------------------------
 # comparison
 # --------------------------------------------------------------------------------------------------
@@ -403,9 +437,10 @@ def fmt_verdict_run(v: dict[str, Any]) -> str:
 
 def report(command: str, budget: Budget, seed: int, dp: dict[str, dict[str, Any]], sd: dict[str, Any] | None,
            samplers: list[dict[str, Any]], busy: tuple[float | None, float | None, float | None],
-           statdp_error: str | None, venv: Path, dv: dict[str, dict[str, Any]] | None = None) -> str:
+           statdp_error: str | None, venv: Path, dv: dict[str, dict[str, Any]] | None = None,
+           profile: dict[str, Any] | None = None) -> str:
     """The markdown section.  ``dp``: dpverify at the entries' own budgets (bounds); ``dv``: dpverify's verdict
-    runs (sequential, StatDP's budget; default ``dp``)."""
+    runs (sequential, StatDP's budget; default ``dp``); ``profile``: :func:`profile_verdict` of one of them."""
     dv = dp if dv is None else dv
     L = report_header(command, seed, busy, " and the ratios between the two tools less so")
     sd_results = {} if sd is None else sd["results"]
@@ -484,6 +519,21 @@ def report(command: str, budget: Budget, seed: int, dp: dict[str, dict[str, Any]
              "verdict spends α/2 on its last stage, α/4 on the one before, ... (union bound, so a violation found "
              "at any stage holds at level α).")
     L.append("")
+    if profile is not None:
+        L.append(f"### Where dpverify's verdict time goes: `{profile['id']}` (the slowest verdict among the mechanisms "
+                 "that miss the speed goal), cProfile, one process")
+        L.append("")
+        L.append(f"The same verdict run as above with `workers = 1` so that the profiler sees every function: "
+                 f"{profile['wall']:.2f} s in all (profiler overhead included). Cumulative seconds; indented rows "
+                 "are part of the row above.")
+        L.append("")
+        L.append("| Part | Seconds | Share |")
+        L.append("|---|---|---|")
+        total = profile["phases"][0][1] or 1.0
+        for label, secs in profile["phases"]:
+            indent = len(label) - len(label.lstrip(" "))
+            L.append(f"| {'&nbsp;' * 2 * indent}{label.strip()} | {secs:.2f} | {secs / total:.0%} |")
+        L.append("")
     L.append("### Published figures (anchors-auditing.md §5.1; claimed ε = 0.1 for every row; hardware not recorded)")
     L.append("")
     L.append("| Catalogue id | Published name | DP-Sniper (LR) ε LB | DP-Sniper s | StatDP ε LB | StatDP s "
@@ -542,12 +592,19 @@ def main(argv: list[str] | None = None) -> int:
             statdp_error = sd["error"]
         except (VenvError, OSError) as exc:
             statdp_error = str(exc)
+    profile = None
+    rows = {p.entry: compare(dp[p.entry], (sd or {}).get("results", {}).get(p.entry), dv[p.entry]) for p in PEERS}
+    missed = [e for e, r in rows.items() if r.get("goal") is False or (r.get("goal") is None and sd is None)]
+    if missed:
+        slowest = max(missed, key=lambda e: dv[e]["seconds"])
+        log(f"[bench_peers] profile of the verdict on {slowest} ...")
+        profile = profile_verdict(slowest, budget, args.seed)
     log("[bench_peers] sampler throughput ...")
     samplers = bench_samplers(budget, args.seed)
     busy_during = meter.others()
     busy_after = background_busy()
     text = report(command, budget, args.seed, dp, sd, samplers, (busy_before, busy_during, busy_after),
-                  statdp_error, ours.venv, dv)
+                  statdp_error, ours.venv, dv, profile)
     print(text)
     if args.write is not None:
         write_section(args.write, text, BEGIN, END)

@@ -18,6 +18,8 @@ from typing import Any
 
 import numpy as np
 
+from dpverify.events import unique_rows
+
 __all__ = ["loss_histogram", "MAX_DISCRETE_VALUES", "CONTINUOUS_BINS", "MAX_ROWS"]
 
 #: Outputs with at most this many distinct rows (both sides together) are binned value by value.
@@ -40,11 +42,10 @@ def _codes(out0: np.ndarray, out1: np.ndarray) -> tuple[np.ndarray, np.ndarray, 
     if both.dtype.kind == "f" and not np.isfinite(both).all():
         both = np.where(np.isnan(both), np.inf, both)  # NaN outputs form their own value
     # a cheap probe first: sorting every row only pays when the outputs take few values
-    if len(np.unique(both[:PROBE_ROWS], axis=0)) <= MAX_DISCRETE_VALUES:
-        values, inverse = np.unique(both, axis=0, return_inverse=True)
-        if len(values) <= MAX_DISCRETE_VALUES:
-            inverse = inverse.reshape(-1)
-            return inverse[: len(a)], inverse[len(a):], len(values), "values"
+    if len(unique_rows(both[:PROBE_ROWS])[0]) <= MAX_DISCRETE_VALUES:
+        first, inverse = unique_rows(both)
+        if len(first) <= MAX_DISCRETE_VALUES:
+            return inverse[: len(a)], inverse[len(a):], len(first), "values"
     if both.shape[1] != 1 or both.dtype.kind not in "iuf":
         return None  # continuous vector outputs: no canonical one-dimensional binning
     x = both[:, 0].astype(np.float64)

@@ -113,6 +113,9 @@ def test_report_with_and_without_statdp(tmp_path):
     text = bp.report("cmd", bp.QUICK, 0, _fake_dp(ids), sd, samplers, busy, None, bp.DEFAULT_VENV)
     assert f"{len(ids)} of {len(ids)} mechanisms" in text and "20.0× (60.0×)" in text
     assert "pystatdp` as shipped" in text
+    prof = {"id": "svt", "wall": 2.0, "phases": [("whole verdict (every stage)", 1.5), ("  event search", 0.75)]}
+    text = bp.report("cmd", bp.QUICK, 0, _fake_dp(ids), sd, samplers, busy, None, bp.DEFAULT_VENV, profile=prof)
+    assert "Where dpverify's verdict time goes: `svt`" in text and "| &nbsp;&nbsp;&nbsp;&nbsp;event search | 0.75 | 50% |" in text
     doc = tmp_path / "performance.md"
     doc.write_text("# Performance\n\n<!-- BEGIN peers -->\nold\n<!-- END peers -->\n\nafter\n")
     bp.write_section(doc, text, bp.BEGIN, bp.END)
@@ -130,6 +133,11 @@ def test_smoke_dpverify_half_and_samplers():
     broken = seq["histogram-scale-epsilon"]
     assert broken["violation"] and broken["stages"] == 1 < broken["planned_stages"]  # ε = 10 against 0.1
     assert "stage 1/4" in bp.fmt_verdict_run(broken) and "(expected violation)" in bp.fmt_verdict_run(broken)
+    prof = bp.profile_verdict("histogram-scale-epsilon", dataclasses.replace(bp.QUICK, event_iterations=2000,
+                                                                          detect_iterations=8000), 0)
+    phases = dict(prof["phases"])
+    assert phases["whole verdict (every stage)"] > 0 and phases["  event search (search_events)"] > 0
+    assert phases["whole verdict (every stage)"] >= phases["phase 1: search samples + event search, every pair"]
     rows = bp.bench_samplers(dataclasses.replace(bp.QUICK, draws=2000, repeats=1), 0, names=["Laplace(0.1)"])
     assert len(rows) == 1 and rows[0]["ratio"] > 0
 
