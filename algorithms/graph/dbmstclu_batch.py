@@ -41,7 +41,7 @@ from typing import Any
 import numpy as np
 
 from algorithms.graph.dbmstclu import _check_options, dbmstclu
-from algorithms.graph.weighted_graph import GraphError, WeightedGraph
+from algorithms.graph.weighted_graph import GraphError, WeightedGraph, node_ids
 
 __all__ = ["MAX_BATCH_NODES", "TOLERANCE", "dbmstclu_batch"]
 
@@ -108,15 +108,7 @@ def _validate(n_nodes: Any, edges: Any, weights: Any, nonpositive: str,
     if e.ndim != 3 or e.shape != (n, m, 2):
         raise GraphError(f"edges must have shape (n, n_nodes-1, 2) = ({n}, {m}, 2) (one tree per row of "
                          f"weights) or ({m}, 2) (one tree for all rows), got shape {e.shape}.")
-    if e.dtype.kind == "f":
-        if not np.all(np.isfinite(e)) or not np.all(e == np.round(e)):
-            raise GraphError("edges must hold integer node ids 0..n_nodes-1, got non-integer values.")
-    elif e.dtype.kind not in "iu":
-        raise GraphError(f"edges must hold integer node ids, got dtype {e.dtype}.")
-    e = e.astype(np.int64)
-    if e.size and (e.min() < 0 or e.max() >= nn):
-        i, j = (int(x) for x in np.argwhere((e < 0).any(axis=2) | (e >= nn).any(axis=2))[0])
-        raise GraphError(f"edges[{i}, {j}] = {e[i, j].tolist()} names a node outside 0..{nn - 1}.")
+    e = node_ids(e, nn)
     if nonpositive == "raise":
         low = np.argwhere(w <= 0.0)
         if low.size:

@@ -47,6 +47,24 @@ def _readonly(a: np.ndarray) -> np.ndarray:
     return a
 
 
+
+def node_ids(e: np.ndarray, n_nodes: int) -> np.ndarray:
+    """``e`` (node pairs in its last axis, any leading shape) as int64 node ids in ``0..n_nodes-1``, or a
+    GraphError naming the first bad entry."""
+    if e.dtype.kind == "f":
+        if not np.all(np.isfinite(e)) or not np.all(e == np.round(e)):
+            raise GraphError("edges must hold integer node ids 0..n_nodes-1, got non-integer values.")
+    elif e.dtype.kind not in "iu":
+        raise GraphError(f"edges must hold integer node ids, got dtype {e.dtype}.")
+    e = e.astype(np.int64)
+    if e.size and (e.min() < 0 or e.max() >= n_nodes):
+        bad = tuple(int(i) for i in np.argwhere((e < 0).any(axis=-1) | (e >= n_nodes).any(axis=-1))[0])
+        where = f"edge {bad[0]}" if len(bad) == 1 else f"edges[{', '.join(map(str, bad))}]"
+        raise GraphError(f"{where} = {e[bad].tolist()} names a node outside 0..{n_nodes - 1}; "
+                         f"relabel the nodes 0..n_nodes-1 or raise n_nodes.")
+    return e
+
+
 def _as_edges(edges: Any, n_nodes: int) -> np.ndarray:
     try:
         e = np.asarray(edges)
@@ -56,16 +74,7 @@ def _as_edges(edges: Any, n_nodes: int) -> np.ndarray:
         e = e.reshape(0, 2)
     if e.ndim != 2 or e.shape[1] != 2:
         raise GraphError(f"edges must have shape (m, 2) (one [u, v] row per edge), got shape {e.shape}.")
-    if e.dtype.kind == "f":
-        if not np.all(np.isfinite(e)) or not np.all(e == np.round(e)):
-            raise GraphError("edges must hold integer node ids 0..n_nodes-1, got non-integer values.")
-    elif e.dtype.kind not in "iu":
-        raise GraphError(f"edges must hold integer node ids, got dtype {e.dtype}.")
-    e = e.astype(np.int64)
-    if e.size and (e.min() < 0 or e.max() >= n_nodes):
-        bad = int(np.flatnonzero((e < 0).any(axis=1) | (e >= n_nodes).any(axis=1))[0])
-        raise GraphError(f"edge {bad} = {e[bad].tolist()} names a node outside 0..{n_nodes - 1}; "
-                         f"relabel the nodes 0..n_nodes-1 or raise n_nodes.")
+    e = node_ids(e, n_nodes)
     loops = np.flatnonzero(e[:, 0] == e[:, 1])
     if loops.size:
         i = int(loops[0])
