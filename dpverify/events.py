@@ -37,6 +37,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from dpverify.stats import epsilon_lower_bound, wilson_lower, wilson_upper
+from dpverify.sampling import one_blas_thread
 
 __all__ = [
     "Feature",
@@ -278,7 +279,8 @@ def unique_rows(out: NDArray) -> tuple[NDArray[np.intp], NDArray[np.intp]]:
     if bits is None:
         _, first, inverse = np.unique(row_keys(out), return_index=True, return_inverse=True)
         return first, inverse.ravel()
-    _, first, inverse = np.unique(_row_codes(bits), return_index=True, return_inverse=True)
+    codes = bits[:, 0] if bits.shape[1] == 1 else _row_codes(bits)
+    _, first, inverse = np.unique(codes, return_index=True, return_inverse=True)
     perm = np.argsort(row_keys(out[first]), kind="stable")       # the byte order of np.void keys
     rank = np.empty_like(perm)
     rank[perm] = np.arange(len(perm))
@@ -573,7 +575,8 @@ def _learned_score(o0: NDArray, o1: NDArray, rng: np.random.Generator) -> Linear
     if not np.isfinite(Z).all():
         return None
     model = LogisticRegression(max_iter=200)
-    model.fit(Z, y)
+    with one_blas_thread("sklearn"):        # its OpenMP and BLAS threads only slow these small fits down
+        model.fit(Z, y)
     return LinearScore(tuple(mean), tuple(scale), tuple(model.coef_[0]), float(model.intercept_[0]))
 
 
