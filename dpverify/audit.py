@@ -144,6 +144,11 @@ class _PairSearch:
     nan_outcome: bool
     entropy: int
 
+    @property
+    def n(self) -> int:
+        """Outputs this pair's search draws (both inputs)."""
+        return sum(t.n for t in self.tasks)
+
 
 @dataclass(frozen=True)
 class _PairFound:

@@ -19,6 +19,7 @@ from __future__ import annotations
 import math
 import os
 import pickle
+import time
 from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -189,6 +190,26 @@ def remote_executor(executor: RemoteExecutor) -> Iterator[RemoteExecutor]:
         _remote = previous
 
 
+#: A pool not yet started runs a call here when it expects the call to take less than ``INLINE_SECONDS`` (forking
+#: the workers and sending them the tasks costs about 0.1-0.2 s): from the outputs per second of the same function
+#: measured on earlier calls run here, or, on a first call, when the tasks draw fewer than ``INLINE_BELOW`` outputs
+#: in all (a small audit, the first stages of :func:`dpverify.sequential.audit_sequential`).  Where a task runs never
+#: changes its result.
+INLINE_BELOW = 100_000
+INLINE_SECONDS = 0.25
+
+
+def _outputs(tasks: Sequence[Any]) -> float:
+    """Outputs the tasks draw in all (their ``n``), or infinity when some task does not say."""
+    total = 0
+    for t in tasks:
+        n = getattr(t, "n", None)
+        if not isinstance(n, int):
+            return math.inf
+        total += n
+    return total
+
+
 class WorkerPool:
     """A process pool created on first use and reused for every batch of an audit.
 
@@ -204,6 +225,7 @@ class WorkerPool:
         self._pool: ProcessPoolExecutor | None = None
         self._remote = _remote
         self._remote_checked = False
+        self._rates: dict[Any, float] = {}   # outputs per second of each fn run here (see INLINE_SECONDS)
 
     def run(self, tasks: Sequence[Any], fn: Callable[[Any], Any] = run_task) -> list[Any]:
         """Run ``fn`` (default :func:`run_task`) on every task; results in task order (so they do not depend
@@ -226,6 +248,16 @@ class WorkerPool:
                     "one process -- define it at module level to use several workers"
                 )
                 return [fn(t) for t in tasks]
+            work = _outputs(tasks)
+            rate = self._rates.get(fn)
+            if (work / rate if rate else (0.0 if work < INLINE_BELOW else math.inf)) < INLINE_SECONDS:
+                # starting the processes would cost more than they save: run here, and learn how fast fn is
+                t0 = time.perf_counter()
+                results = [fn(t) for t in tasks]
+                elapsed = time.perf_counter() - t0
+                if elapsed > 0 and math.isfinite(work):
+                    self._rates[fn] = work / elapsed
+                return results
             self._pool = ProcessPoolExecutor(max_workers=self.workers)
         self.used = max(self.used, min(self.workers, len(tasks)))
         chunk = max(1, math.ceil(len(tasks) / (4 * self.workers)))

@@ -187,3 +187,24 @@ def test_contract_violations(mech, match):
 def test_contract_violation_in_worker_process_keeps_message():
     with pytest.raises(MechanismError, match="raised ZeroDivisionError"):
         dpverify.audit(m.raises, [(0, 1)], epsilon=0.1, samples=100, batch_size=50, workers=2)
+
+
+def test_pool_runs_small_calls_here_and_starts_for_large_ones():
+    """Where a task runs is a matter of speed only: small calls stay in this process (no fork), a large one
+    starts the workers, and both give what running every task here gives."""
+    from dpverify.sampling import INLINE_BELOW, SEARCH_PHASE, Task, WorkerPool, run_task
+
+    def tasks(n_total):
+        per = n_total // 4
+        return [Task(m.laplace, 0.0, per, 5, SEARCH_PHASE, 0, 0, b, "p", "raise") for b in range(4)]
+
+    small, large = tasks(INLINE_BELOW // 2), tasks(40 * INLINE_BELOW)
+    with WorkerPool(2) as pool:
+        got_small = pool.run(small)
+        assert not pool.started and pool.used == 1
+        pool._rates.clear()                 # a first call: decided by its size alone
+        got_large = pool.run(large)
+        assert pool.started and pool.used == 2
+    for got, ts in ((got_small, small), (got_large, large)):
+        for (a, _), (b, _) in zip(got, [run_task(t) for t in ts]):
+            np.testing.assert_array_equal(a, b)
