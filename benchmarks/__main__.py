@@ -57,8 +57,9 @@ def command_for(name: str, args: argparse.Namespace) -> list[str]:
     cmd = [sys.executable, "-m", f"benchmarks.bench_{name}", "--seed", str(args.seed)]
     if args.quick:
         cmd.append("--quick")
-    if args.write is not None:
-        cmd += ["--write", str(args.write.resolve())]
+    if args.write is not None:   # the benchmarks run in the checkout: a path inside it is given relative to it
+        target = args.write.resolve()
+        cmd += ["--write", str(target.relative_to(ROOT) if target.is_relative_to(ROOT) else target)]
     if args.wait_idle:
         cmd += ["--wait-idle", str(args.wait_idle)]
     if name == "peers":

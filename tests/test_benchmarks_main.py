@@ -31,7 +31,9 @@ def test_driver_passes_its_options_on(tmp_path: Path) -> None:
     assert args.names == ["peers", "suites"]
     peers = drv.command_for("peers", args)
     assert peers[1:3] == ["-m", "benchmarks.bench_peers"] and "--quick" in peers and "--no-statdp" in peers
-    assert peers[peers.index("--write") + 1] == str((tmp_path / "p.md").resolve())
+    assert peers[peers.index("--write") + 1] == str((tmp_path / "p.md").resolve())      # outside the checkout
+    inside = drv.command_for("suites", drv.parse(["--write", str(ROOT / "docs" / "performance.md")]))
+    assert inside[inside.index("--write") + 1] == "docs/performance.md"
     assert peers[peers.index("--seed") + 1] == "3" and peers[peers.index("--wait-idle") + 1] == "60.0"
     assert "--no-statdp" not in drv.command_for("suites", args)
     for name in drv.BENCHMARKS:                 # every listed benchmark is a module with a main()
