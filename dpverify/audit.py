@@ -122,9 +122,8 @@ def _count_events(mechanism: Mechanism, pairs: Sequence[Pair], events: dict[int,
                   batch_size: int, entropy: int, nan_policy: str, pool: WorkerPool,
                   expected: Signature | None) -> dict[tuple[int, int], Any]:
     """Phase 2: ``n`` fresh outputs per input of the pairs in ``events``; the counts of their events."""
-    tasks = [Task(mechanism, x, m, entropy, TEST_PHASE, i, side, b, pairs[i].label, nan_policy, events[i])
-             for i in sorted(events) for side, x in ((0, pairs[i].x0), (1, pairs[i].x1))
-             for b, m in enumerate(batch_sizes(n, batch_size))]
+    tasks = [t for i in sorted(events)
+             for t in _pair_tasks(mechanism, pairs[i], i, n, batch_size, entropy, nan_policy, TEST_PHASE, events[i])]
     grouped, _ = _grouped(tasks, pool.run(tasks), expected)
     return {k: np.sum(v, axis=0) for k, v in grouped.items()}
 
@@ -175,9 +174,10 @@ def _search_pair(job: _PairSearch, run: Callable[[Sequence[Task]], list[Any]] | 
     return _PairFound(found, scored, kind, loss_histogram(o0, o1), signature)
 
 
-def _search_tasks(mechanism: Mechanism, pair: Pair, i: int, n: int, batch_size: int, entropy: int,
-                  nan_policy: str) -> tuple[Task, ...]:
-    return tuple(Task(mechanism, x, m, entropy, SEARCH_PHASE, i, side, b, pair.label, nan_policy, None)
+def _pair_tasks(mechanism: Mechanism, pair: Pair, i: int, n: int, batch_size: int, entropy: int, nan_policy: str,
+                phase: int, events: tuple[Any, ...] | None = None) -> tuple[Task, ...]:
+    """The batches of ``n`` outputs per input of pair ``i`` in ``phase`` (with ``events``: count them)."""
+    return tuple(Task(mechanism, x, m, entropy, phase, i, side, b, pair.label, nan_policy, events)
                  for side, x in ((0, pair.x0), (1, pair.x1)) for b, m in enumerate(batch_sizes(n, batch_size)))
 
 
@@ -269,8 +269,8 @@ def audit(
         histograms: dict[int, dict[str, Any] | None] = {}
 
         def job(i: int, expected: Signature | None) -> _PairSearch:
-            return _PairSearch(_search_tasks(mechanism, pair_list[i], i, search_samples, batch_size, entropy,
-                                             nan_policy), i, expected, samples, z, delta, float_bits,
+            return _PairSearch(_pair_tasks(mechanism, pair_list[i], i, search_samples, batch_size, entropy,
+                                           nan_policy, SEARCH_PHASE), i, expected, samples, z, delta, float_bits,
                                nan_policy == "outcome", entropy)
 
         side_by_side = len(pair_list) > 1 and (pool.workers > 1 or pool.remote)
