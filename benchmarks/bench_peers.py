@@ -330,6 +330,14 @@ def compare(dp: dict[str, Any], sd: dict[str, Any] | None, dv: dict[str, Any] | 
     return row
 
 
+def goal_rows(dp: dict[str, dict[str, Any]], sd: dict[str, Any] | None,
+              dv: dict[str, dict[str, Any]] | None = None) -> dict[str, dict[str, Any]]:
+    """:func:`compare` for every peer dpverify ran (``dv``: the verdict runs, default ``dp``)."""
+    dv = dp if dv is None else dv
+    sd_results = {} if sd is None else sd["results"]
+    return {p.entry: compare(dp[p.entry], sd_results.get(p.entry), dv.get(p.entry)) for p in PEERS if p.entry in dp}
+
+
 # --------------------------------------------------------------------------------------------------
 # sampler throughput
 # --------------------------------------------------------------------------------------------------
@@ -444,7 +452,7 @@ def report(command: str, budget: Budget, seed: int, dp: dict[str, dict[str, Any]
     dv = dp if dv is None else dv
     L = report_header(command, seed, busy, " and the ratios between the two tools less so")
     sd_results = {} if sd is None else sd["results"]
-    rows = {p.entry: compare(dp[p.entry], sd_results.get(p.entry), dv.get(p.entry)) for p in PEERS if p.entry in dp}
+    rows = goal_rows(dp, sd, dv)
     L.append("### Goals of issue 9")
     L.append("")
     n_speed = sum(1 for r in rows.values() if r.get("goal"))
@@ -593,8 +601,7 @@ def main(argv: list[str] | None = None) -> int:
         except (VenvError, OSError) as exc:
             statdp_error = str(exc)
     profile = None
-    rows = {p.entry: compare(dp[p.entry], (sd or {}).get("results", {}).get(p.entry), dv[p.entry]) for p in PEERS}
-    missed = [e for e, r in rows.items() if r.get("goal") is False or (r.get("goal") is None and sd is None)]
+    missed = [e for e, r in goal_rows(dp, sd, dv).items() if r.get("goal") is not True]
     if missed:
         slowest = max(missed, key=lambda e: dv[e]["seconds"])
         log(f"[bench_peers] profile of the verdict on {slowest} ...")
