@@ -46,7 +46,7 @@ from dpverify.sampling import (
     Task,
     batch_sizes,
     WorkerPool,
-    one_blas_thread,
+    single_threaded_libraries,
     resolve_workers,
     run_task,
 )
@@ -168,7 +168,7 @@ def _search_pair(job: _PairSearch, run: Callable[[Sequence[Task]], list[Any]] | 
     grouped, signature = _grouped(job.tasks, results, job.expected)
     o0, o1 = (np.concatenate(grouped[(job.pair_index, side)]) for side in (0, 1))
     rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence(job.entropy, spawn_key=(2, job.pair_index))))
-    with one_blas_thread():
+    with single_threaded_libraries():
         found, scored, kind = search_events(o0, o1, n_test=job.n_test, z=job.z, delta=job.delta,
                                             float_bits=job.float_bits, nan_outcome=job.nan_outcome, rng=rng)
     return _PairFound(found, scored, kind, loss_histogram(o0, o1), signature)

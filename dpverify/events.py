@@ -37,7 +37,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from dpverify.stats import epsilon_lower_bound, wilson_lower, wilson_upper
-from dpverify.sampling import one_blas_thread
+from dpverify.sampling import single_threaded_libraries
 
 __all__ = [
     "Feature",
@@ -575,7 +575,7 @@ def _learned_score(o0: NDArray, o1: NDArray, rng: np.random.Generator) -> Linear
     if not np.isfinite(Z).all():
         return None
     model = LogisticRegression(max_iter=200)
-    with one_blas_thread("sklearn"):        # its OpenMP and BLAS threads only slow these small fits down
+    with single_threaded_libraries("sklearn"):        # its OpenMP and BLAS threads only slow these small fits down
         model.fit(Z, y)
     return LinearScore(tuple(mean), tuple(scale), tuple(model.coef_[0]), float(model.intercept_[0]))
 

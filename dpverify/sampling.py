@@ -107,12 +107,12 @@ def _check_output(task: Task, raw: Any) -> tuple[NDArray, Signature]:
 
 
 @contextmanager
-def one_blas_thread(scope: str = "numpy") -> Iterator[None]:
+def single_threaded_libraries(scope: str = "numpy") -> Iterator[None]:
     """BLAS and OpenMP on one thread inside the block (threadpoolctl).  The audit's own computations -- the
     logistic regression of the event search, the linear score of its events -- are on tall, thin matrices
     (n x d, d <= 32), where the libraries' threads cost more than they give, and the audit already runs one
-    process per core: measured on the catalogue's SVT verdicts, 2.6 s -> 1.0 s.  The mechanism's own calls are
-    not limited.
+    process per core (with two workers, their threads made the catalogue's SVT verdicts about twice as slow).
+    The mechanism's own calls are not limited.
 
     ``scope`` names the set of libraries to limit, scanned once per process on first use (the scan takes
     milliseconds): ``"numpy"`` (numpy's and scipy's BLAS, loaded once dpverify is), ``"sklearn"`` (also
@@ -126,7 +126,7 @@ def one_blas_thread(scope: str = "numpy") -> Iterator[None]:
         yield
 
 
-#: threadpoolctl controllers of this process, by scope (see :func:`one_blas_thread`)
+#: threadpoolctl controllers of this process, by scope (see :func:`single_threaded_libraries`)
 _controllers: dict[str, Any] = {}
 
 
@@ -145,7 +145,7 @@ def run_task(task: Task) -> tuple[Any, Signature]:
     out, sig = _check_output(task, raw)
     if task.events is None:
         return out, sig
-    with one_blas_thread():
+    with single_threaded_libraries():
         counts = np.array([int(np.count_nonzero(ev.contains(out))) for ev in task.events], dtype=np.int64)
     return counts, sig
 
@@ -191,7 +191,7 @@ def remote_executor(executor: RemoteExecutor) -> Iterator[RemoteExecutor]:
 
 
 #: A pool not yet started runs a call here when it expects the call to take less than ``INLINE_SECONDS`` (forking
-#: the workers and sending them the tasks costs about 0.1-0.2 s): from the outputs per second of the same function
+#: the workers and sending them the tasks costs a sizeable part of a second): from the outputs per second of the same function
 #: measured on earlier calls run here, or, on a first call, when the tasks draw fewer than ``INLINE_BELOW`` outputs
 #: in all (a small audit, the first stages of :func:`dpverify.sequential.audit_sequential`).  Where a task runs never
 #: changes its result.

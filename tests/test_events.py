@@ -81,15 +81,15 @@ def test_row_codes_survive_many_wide_columns() -> None:
     np.testing.assert_array_equal(rows_in(out, out[:5]), np.isin(row_keys(out), row_keys(out[:5])))
 
 
-def test_one_blas_thread_limits_inside_the_block_only() -> None:
+def test_single_threaded_libraries_limits_inside_the_block_only() -> None:
     """The audit's own linear algebra runs on one BLAS/OpenMP thread; the limit is lifted on exit."""
     from threadpoolctl import threadpool_info
 
-    from dpverify.sampling import one_blas_thread
+    from dpverify.sampling import single_threaded_libraries
 
     before = {i["filepath"]: i["num_threads"] for i in threadpool_info()}
-    with one_blas_thread():
+    with single_threaded_libraries():
         assert all(i["num_threads"] == 1 for i in threadpool_info() if i["filepath"] in before)
-        with one_blas_thread():                         # nests: the cached controller again
+        with single_threaded_libraries():                         # nests: the cached controller again
             assert all(i["num_threads"] == 1 for i in threadpool_info() if i["filepath"] in before)
     assert {i["filepath"]: i["num_threads"] for i in threadpool_info()} == before
