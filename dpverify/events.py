@@ -441,6 +441,14 @@ class _Search:
                 self.out.append(Candidate(make(i), direction, sb, int(bn), int(bd), f"{group}/d{direction}"))
 
 
+def _nan_start(values_sorted: NDArray) -> int:
+    """Index of the first NaN of a sorted array (NaNs sort last); its length when it has none."""
+    n = len(values_sorted)
+    if n and values_sorted.dtype.kind == "f" and np.isnan(values_sorted[-1]):
+        return int(np.searchsorted(values_sorted, np.nan, "left"))
+    return n
+
+
 def _sorted_unique(values_sorted: NDArray) -> tuple[NDArray, NDArray]:
     """``np.unique(values_sorted, return_counts=True)`` for an already sorted array, in ``O(n)``.
 
@@ -452,9 +460,7 @@ def _sorted_unique(values_sorted: NDArray) -> tuple[NDArray, NDArray]:
     new = np.empty(n, dtype=bool)
     new[0] = True
     np.not_equal(values_sorted[1:], values_sorted[:-1], out=new[1:])
-    if values_sorted.dtype.kind == "f" and np.isnan(values_sorted[-1]):
-        first_nan = int(np.searchsorted(values_sorted, np.nan, "left"))
-        new[first_nan + 1:] = False
+    new[_nan_start(values_sorted) + 1:] = False
     starts = np.flatnonzero(new)
     uniq = values_sorted[starts]
     if uniq.dtype.kind == "f":
@@ -480,10 +486,7 @@ def _le(s: NDArray, t: NDArray) -> NDArray:
 
 
 def _ge(s: NDArray, t: NDArray) -> NDArray:
-    # NaNs sort last and are never >= t
-    n_valid = len(s) if not (len(s) and s.dtype.kind == "f" and np.isnan(s[-1])) else int(
-        np.searchsorted(s, np.nan, "left"))
-    return n_valid - np.searchsorted(s, t, "left")
+    return _nan_start(s) - np.searchsorted(s, t, "left")       # NaNs sort last and are never >= t
 
 
 def _in(s: NDArray, lo: NDArray, hi: NDArray) -> NDArray:
@@ -505,8 +508,7 @@ def _scalar_feature(feature: Feature, halves: tuple[NDArray, NDArray, NDArray, N
 
     # two sorted runs: the stable sort (timsort / radix) merges them in linear time
     pooled = np.sort(np.concatenate([a0, a1]), kind="stable")
-    if len(pooled) and pooled.dtype.kind == "f" and np.isnan(pooled[-1]):     # NaN is no threshold
-        pooled = pooled[: int(np.searchsorted(pooled, np.nan, "left"))]
+    pooled = pooled[: _nan_start(pooled)]                      # NaN is no threshold
     uniq, counts = _sorted_unique(pooled)
     is_atom = counts >= 2
     atoms = uniq[is_atom]
