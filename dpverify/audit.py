@@ -33,6 +33,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from dpverify.contract import check_batches_distinct, check_pairs_differ, check_rng_contract
 from dpverify.errors import InputError, MechanismError
 from dpverify.events import Candidate, rank_candidates, search_events
 from dpverify.neighbours import Pair, as_pairs
@@ -166,6 +167,8 @@ def _search_pair(job: _PairSearch, run: Callable[[Sequence[Task]], list[Any]] | 
     """
     results = run(job.tasks) if run is not None else [run_task(t) for t in job.tasks]
     grouped, signature = _grouped(job.tasks, results, job.expected)
+    check_batches_distinct([v for side in (0, 1) for v in grouped[(job.pair_index, side)]],
+                           f"pair {job.pair_index} ('{job.tasks[0].pair_label}')")
     o0, o1 = (np.concatenate(grouped[(job.pair_index, side)]) for side in (0, 1))
     rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence(job.entropy, spawn_key=(2, job.pair_index))))
     with single_threaded_libraries():
@@ -254,7 +257,9 @@ def audit(
     if workers is not None:
         workers = _check_count("workers", workers)
     pair_list = as_pairs(pairs)
+    check_pairs_differ(pair_list)
     entropy = _root_entropy(seed)
+    check_rng_contract(mechanism, pair_list[0].x0, entropy, f"input x0 of pair 0 ('{pair_list[0].label}')")
     n_workers = resolve_workers(workers)
     notes: list[str] = []
     with (nullcontext(pool) if pool is not None else WorkerPool(n_workers)) as pool:

@@ -1,0 +1,159 @@
+"""Validity checks of the sampling contract, run before any verdict.
+
+The confidence bound of an audit (:mod:`dpverify.audit`) holds only if the outputs it counts are independent
+draws of the mechanism on the stated inputs.  Three ways a mechanism or its caller can break that silently,
+each turned into an error that names the fix:
+
+* **the mechanism ignores** ``rng`` -- it draws from ``np.random``'s global state, ``random``, a generator it
+  creates itself, or the operating system.  Then one seed does not give one set of outputs, and forked
+  sampling workers (which inherit the same global state) produce *identical* batches: the samples are not
+  independent and the bound means nothing.  Checked by calling the mechanism twice with the same seed (the
+  outputs must be equal) and with other seeds (a random mechanism's outputs must change), and, during the
+  search, by refusing two identical non-constant batches;
+* **rows that are not independent** -- one noise value drawn per call and broadcast to the ``n`` rows;
+* **a pair whose two inputs are equal** -- its two output laws are the same; auditing it only spends the
+  multiple-testing budget, and a user who meant two neighbours made a mistake that must not pass as "no
+  violation".
+
+DESIGN.md, "The contracts everything hangs on": the mechanism draws *all* its randomness from ``rng``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any, Sequence
+
+import numpy as np
+from numpy.typing import NDArray
+
+from dpverify.errors import InputError, MechanismError
+from dpverify.neighbours import Pair
+
+__all__ = ["inputs_equal", "check_pairs_differ", "check_rng_contract", "check_batches_distinct", "PROBE_ROWS"]
+
+#: outputs per call of the contract probe
+PROBE_ROWS = 256
+
+
+def inputs_equal(a: Any, b: Any) -> bool:
+    """Whether two inputs are the same value: weighted inputs (graphs) by their weights and edges, arrays
+    element by element (NaN equal to NaN), anything else by ``==`` when that gives a plain truth value."""
+    if hasattr(a, "weights") and hasattr(b, "weights"):
+        same = inputs_equal(np.asarray(a.weights), np.asarray(b.weights))
+        if hasattr(a, "edges") and hasattr(b, "edges"):
+            same = same and inputs_equal(np.asarray(a.edges), np.asarray(b.edges))
+        return same
+    try:
+        xa, xb = np.asarray(a), np.asarray(b)
+    except Exception:
+        xa = xb = None
+    if xa is not None and xb is not None and xa.dtype.kind in "biuf" and xb.dtype.kind in "biuf":
+        if xa.shape != xb.shape:
+            return False
+        return bool(np.array_equal(xa, xb, equal_nan=xa.dtype.kind == "f" and xb.dtype.kind == "f"))
+    try:
+        same = a == b
+    except Exception:
+        return False
+    return same if isinstance(same, bool) else False
+
+
+def check_pairs_differ(pairs: Sequence[Pair]) -> None:
+    """Raise :class:`InputError` naming the first pair whose two inputs are equal."""
+    for i, p in enumerate(pairs):
+        if inputs_equal(p.x0, p.x1):
+            raise InputError(
+                f"pair {i} ('{p.label}') has two equal inputs; an audit compares the outputs on two *different* "
+                "neighbouring inputs (equal inputs have the same output law and can never show a violation). "
+                "Build the pairs with a neighbour relation, e.g. LInfNeighbours(radius).pairs(x), or fix the pair"
+            )
+
+
+def _draw(mechanism: Any, x: Any, n: int, entropy: int, key: int) -> NDArray | None:
+    rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence(entropy, spawn_key=(3, key))))
+    try:
+        out = np.asarray(mechanism(x, n, rng))
+    except Exception:
+        return None  # the audit's own first call reports the mechanism's error with its context
+    if out.ndim == 0 or out.shape[0] != n or out.dtype.kind not in "biuf":
+        return None
+    return out.reshape(n, -1)
+
+
+def _same(a: NDArray, b: NDArray) -> bool:
+    return a.shape == b.shape and bool(np.array_equal(a, b, equal_nan=a.dtype.kind == "f"))
+
+
+def _constant(a: NDArray) -> bool:
+    return bool(len(a) == 0 or np.all((a == a[0]) | ((a != a) & (a[0] != a[0]))))
+
+
+def check_rng_contract(mechanism: Any, x: Any, entropy: int, where: str, n: int = PROBE_ROWS) -> None:
+    """Call ``mechanism(x, n, rng)`` four times and raise :class:`MechanismError` when it does not draw its
+    randomness from ``rng``:
+
+    * two calls with the same seed must return the same outputs (else it draws from elsewhere: ``np.random``,
+      ``random``, its own generator seeded from the clock or the OS);
+    * with three different seeds, a mechanism whose outputs vary must give different outputs (else it seeds a
+      generator of its own and the samples of different batches repeat each other);
+    * when every call returns ``n`` equal rows but the calls differ, the rows are not independent (one noise
+      value per call).
+
+    A deterministic mechanism (the same constant output for every seed) passes: that is its law.  The probe's
+    seeds are derived from the audit's root entropy (``spawn_key=(3, ...)``), apart from every batch's.
+    """
+    a = _draw(mechanism, x, n, entropy, 0)
+    if a is None:
+        return
+    b = _draw(mechanism, x, n, entropy, 0)
+    if b is None:
+        return
+    if not _same(a, b):
+        raise MechanismError(
+            f"the mechanism does not draw its randomness from the rng it is given: two calls on {where} with the "
+            "same seed returned different outputs. Samples drawn that way are not reproducible and, on several "
+            "workers, not independent (forked workers share np.random's global state), so no confidence bound can "
+            "be given. Draw every random number from the `rng` argument (rng.laplace(...), rng.random(...) "
+            "instead of np.random.laplace, random.random or a generator created inside the mechanism)"
+        )
+    others = [_draw(mechanism, x, n, entropy, k) for k in (1, 2)]
+    if any(o is None for o in others):
+        return
+    batches = [a] + others
+    varies = not all(_constant(o) for o in batches)
+    if varies and any(_same(a, o) for o in others):
+        raise MechanismError(
+            f"the mechanism returned the same outputs on {where} for different seeds although its outputs vary: "
+            "it ignores the rng it is given (e.g. it creates np.random.default_rng(<fixed seed>) itself), so every "
+            "batch repeats the same samples and no confidence bound can be given. Draw every random number from "
+            "the `rng` argument"
+        )
+    if not varies and not all(_same(a, o) for o in others) and n > 1:
+        raise MechanismError(
+            f"the mechanism returned {n} equal rows on {where} for every seed, but different rows for different "
+            "seeds: it draws one random value per call and repeats it, so its rows are not independent samples. "
+            "Draw the noise with size=(n, ...), one independent draw per row"
+        )
+
+
+def _fingerprint(batch: NDArray) -> bytes:
+    a = np.ascontiguousarray(batch)
+    return hashlib.blake2b(a.view(np.uint8).ravel(), digest_size=16).digest() + str(a.shape).encode()
+
+
+def check_batches_distinct(batches: Sequence[NDArray], where: str) -> None:
+    """Raise :class:`MechanismError` when two batches of outputs (drawn with different seeds) are identical
+    without being constant: the mechanism reused its randomness (e.g. ``np.random`` in forked workers)."""
+    seen: dict[bytes, int] = {}
+    for b, batch in enumerate(batches):
+        if len(batch) < 2 or _constant(np.asarray(batch).reshape(len(batch), -1)):
+            continue
+        fp = _fingerprint(np.asarray(batch))
+        if fp in seen:
+            raise MechanismError(
+                f"batches {seen[fp]} and {b} of the outputs on {where} are identical although they were drawn with "
+                "different seeds: the mechanism does not draw from the rng it is given (forked workers share "
+                "np.random's global state), so the samples are not independent and no confidence bound can be "
+                "given. Draw every random number from the `rng` argument"
+            )
+        seen[fp] = b

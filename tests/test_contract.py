@@ -1,0 +1,78 @@
+"""Validity checks of the sampling contract (dpverify.contract): a mechanism that ignores ``rng`` and a pair
+of equal inputs get a clear error, never a verdict.  Deterministic checks: no error level to state."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import dpverify
+from dpverify.contract import check_batches_distinct, inputs_equal
+from dpverify.errors import InputError, MechanismError
+
+
+def global_state_laplace(x, n, rng):
+    return x + np.random.laplace(0.0, 1.0, size=n)          # ignores rng: np.random's global state
+
+
+def own_generator_laplace(x, n, rng):
+    return x + np.random.default_rng(1234).laplace(0.0, 1.0, size=n)   # same samples for every seed
+
+
+def one_draw_per_call(x, n, rng):
+    return np.full(n, x + rng.laplace(0.0, 1.0))            # rows not independent
+
+
+def good_laplace(x, n, rng):
+    return x + rng.laplace(0.0, 1.0, size=n)
+
+
+def constant(x, n, rng):
+    return np.full(n, float(x))                              # deterministic: a law, not a contract breach
+
+
+@pytest.mark.parametrize("mech, words", [
+    (global_state_laplace, "same seed returned different outputs"),
+    (own_generator_laplace, "same outputs on input x0 of pair 0 ('pair[0]') for different seeds"),
+    (one_draw_per_call, "rows are not independent"),
+])
+def test_mechanism_that_ignores_rng_is_refused(mech, words):
+    with pytest.raises(MechanismError) as err:
+        dpverify.audit(mech, [(0.0, 1.0)], epsilon=1.0, samples=2000, seed=0, workers=1)
+    assert words in str(err.value)
+
+
+def test_refused_on_several_workers_too():
+    with pytest.raises(MechanismError, match="does not draw its randomness from the rng"):
+        dpverify.audit(global_state_laplace, [(0.0, 1.0)], epsilon=1.0, samples=300_000, seed=0, workers=2)
+
+
+def test_good_and_deterministic_mechanisms_pass_the_contract():
+    assert not dpverify.audit(good_laplace, [(0.0, 1.0)], epsilon=1.0, samples=2000, seed=0, workers=1).violation
+    r = dpverify.audit(constant, [(0.0, 1.0)], epsilon=1.0, samples=2000, seed=0, workers=1)
+    assert r.violation and r.witness.test.impossible
+
+
+@pytest.mark.parametrize("pair", [
+    (1.0, 1.0),
+    (np.array([1.0, 2.0]), np.array([1.0, 2.0])),
+    (np.array([1.0, np.nan]), np.array([1.0, np.nan])),
+])
+def test_pair_of_equal_inputs_is_refused(pair):
+    with pytest.raises(InputError, match=r"pair 1 \('pair\[1\]'\) has two equal inputs"):
+        dpverify.audit(good_laplace, [(0.0, 1.0), pair], epsilon=1.0, samples=1000, seed=0, workers=1)
+
+
+def test_inputs_equal():
+    assert inputs_equal(np.array([1, 2]), np.array([1.0, 2.0]))
+    assert not inputs_equal(np.array([1, 2]), np.array([1, 2, 3]))
+    assert not inputs_equal(np.array([1.0, 2.0]), np.array([1.0, 2.5]))
+    assert inputs_equal("a", "a") and not inputs_equal("a", "b")
+
+
+def test_identical_batches_are_refused_but_constant_ones_are_not():
+    rng = np.random.default_rng(0)
+    b = rng.laplace(size=(100, 2))
+    check_batches_distinct([np.zeros((100, 2)), np.zeros((100, 2)), b], "x")
+    with pytest.raises(MechanismError, match="batches 0 and 2"):
+        check_batches_distinct([b, rng.laplace(size=(100, 2)), b.copy()], "x")
