@@ -35,12 +35,14 @@ import numpy as np
 
 from dpverify.contract import check_batches_distinct, check_pairs_differ, check_rng_contract
 from dpverify.errors import InputError, MechanismError
-from dpverify.events import Candidate, rank_candidates, search_events
+from dpverify.atoms import row_hashes
+from dpverify.events import Candidate, atom_candidates, rank_candidates, search_events
 from dpverify.neighbours import Pair, as_pairs
 from dpverify.privacy_loss import loss_histogram
 from dpverify.result import AuditResult, EventTest, Witness
 from dpverify.sampling import (
     SEARCH_PHASE,
+    SWEEP_PHASE,
     TEST_PHASE,
     Mechanism,
     Signature,
@@ -62,6 +64,9 @@ __all__ = ["audit", "DEFAULT_SAMPLES"]
 
 DEFAULT_SAMPLES = 1_000_000
 DEFAULT_SEARCH_CAP = 200_000
+SWEEP_FRACTION = 10
+#: families of events on point masses: they get a finalist slot of their own per pair and direction
+MASS_FAMILIES = ("atom", "nan")
 NAN_POLICIES = ("raise", "outcome")
 
 
@@ -143,11 +148,12 @@ class _PairSearch:
     float_bits: bool
     nan_outcome: bool
     entropy: int
+    sweep: tuple[Task, ...] = ()
 
     @property
     def n(self) -> int:
         """Outputs this pair's search draws (both inputs)."""
-        return sum(t.n for t in self.tasks)
+        return sum(t.n for t in self.tasks) + sum(t.n for t in self.sweep)
 
 
 @dataclass(frozen=True)
@@ -165,8 +171,9 @@ def _search_pair(job: _PairSearch, run: Callable[[Sequence[Task]], list[Any]] | 
     The event search's generator is the pair's own (``spawn_key=(2, pair)``), so the result is the same
     wherever and in whatever order the pairs are searched.
     """
-    results = run(job.tasks) if run is not None else [run_task(t) for t in job.tasks]
-    grouped, signature = _grouped(job.tasks, results, job.expected)
+    tasks = job.tasks + job.sweep
+    results = run(tasks) if run is not None else [run_task(t) for t in tasks]
+    grouped, signature = _grouped(job.tasks, results[:len(job.tasks)], job.expected)
     check_batches_distinct([v for side in (0, 1) for v in grouped[(job.pair_index, side)]],
                            f"pair {job.pair_index} ('{job.tasks[0].pair_label}')")
     o0, o1 = (np.concatenate(grouped[(job.pair_index, side)]) for side in (0, 1))
@@ -174,13 +181,34 @@ def _search_pair(job: _PairSearch, run: Callable[[Sequence[Task]], list[Any]] | 
     with single_threaded_libraries():
         found, scored, kind = search_events(o0, o1, n_test=job.n_test, z=job.z, delta=job.delta,
                                             float_bits=job.float_bits, nan_outcome=job.nan_outcome, rng=rng)
+    if job.sweep:
+        swept, _ = _grouped(job.sweep, results[len(job.tasks):], signature)
+        h0, h1 = (np.concatenate(swept[(job.pair_index, side)]) for side in (0, 1))
+        found = found + atom_candidates(h0, h1, job.n_test, job.z, job.delta, _examples(o0, o1))
     return _PairFound(found, scored, kind, loss_histogram(o0, o1), signature)
+
+
+def _examples(o0: np.ndarray, o1: np.ndarray) -> Callable[[np.ndarray], tuple[str, ...]]:
+    """Readable rows of the search sample whose hashes are given (the atoms the sweep found), for descriptions."""
+    rows = np.concatenate([o0, o1])
+    hashes = row_hashes(rows)
+
+    def show(chosen: np.ndarray) -> tuple[str, ...]:
+        idx = [int(np.flatnonzero(hashes == h)[0]) for h in chosen[:3] if (hashes == h).any()]
+        flat = rows.reshape(len(rows), -1)
+        return tuple((f"{flat[i][0]:.6g}" if flat.shape[1] == 1 else
+                      "(" + ",".join(f"{v:.6g}" for v in flat[i][:8]) + (",…" if flat.shape[1] > 8 else "") + ")")
+                     for i in idx)
+
+    return show
 
 
 def _pair_tasks(mechanism: Mechanism, pair: Pair, i: int, n: int, batch_size: int, entropy: int, nan_policy: str,
                 phase: int, events: tuple[Any, ...] | None = None) -> tuple[Task, ...]:
-    """The batches of ``n`` outputs per input of pair ``i`` in ``phase`` (with ``events``: count them)."""
-    return tuple(Task(mechanism, x, m, entropy, phase, i, side, b, pair.label, nan_policy, events)
+    """The batches of ``n`` outputs per input of pair ``i`` in ``phase`` (with ``events``: count them; in the
+    sweep phase: hash the rows)."""
+    return tuple(Task(mechanism, x, m, entropy, phase, i, side, b, pair.label, nan_policy, events,
+                      phase == SWEEP_PHASE)
                  for side, x in ((0, pair.x0), (1, pair.x1)) for b, m in enumerate(batch_sizes(n, batch_size)))
 
 
@@ -267,6 +295,9 @@ def audit(
         # the pool (memory: one pair's search sample per worker); otherwise one pair at a time here, its
         # batches on the pool.  Same candidates either way.
         z = normal_quantile(alpha / (2 * finalists))
+        # the atom sweep (dpverify.atoms): point masses too rare for the search sample, on a tenth of the test
+        # budget, when that is larger than the search sample
+        n_sweep = samples // SWEEP_FRACTION if samples // SWEEP_FRACTION > search_samples else 0
         candidates: list[tuple[int, Candidate]] = []
         n_candidates = 0
         kinds: set[str] = set()
@@ -276,7 +307,9 @@ def audit(
         def job(i: int, expected: Signature | None) -> _PairSearch:
             return _PairSearch(_pair_tasks(mechanism, pair_list[i], i, search_samples, batch_size, entropy,
                                            nan_policy, SEARCH_PHASE), i, expected, samples, z, delta, float_bits,
-                               nan_policy == "outcome", entropy)
+                               nan_policy == "outcome", entropy,
+                               _pair_tasks(mechanism, pair_list[i], i, n_sweep, batch_size, entropy, nan_policy,
+                                           SWEEP_PHASE) if n_sweep else ())
 
         side_by_side = len(pair_list) > 1 and (pool.workers > 1 or pool.remote)
         if side_by_side and not pool.started:
@@ -298,21 +331,23 @@ def audit(
             n_candidates += f.scored
             candidates.extend((i, c) for c in f.candidates)
 
-        # ---- choose finalists: best optimism-corrected scores, one per (pair, direction) ------
-        ranks = rank_candidates(
-            [c for _, c in candidates], search_samples - search_samples // 2, samples, z, delta
-        )
+        # ---- choose finalists: best optimism-corrected scores, one per (pair, direction) and slot: point masses
+        # (atoms, NaN) have a slot of their own, so that a large tail event cannot crowd out a rare atom ------
+        n_score = search_samples - search_samples // 2
+        ranks = rank_candidates([c for _, c in candidates], np.array([c.n_score or n_score for _, c in candidates]),
+                                samples, z, delta)
         chosen: list[tuple[int, Candidate]] = []
-        seen_groups: set[tuple[int, int]] = set()
+        seen_groups: set[tuple[int, int, str]] = set()
         order = np.argsort(-ranks, kind="stable")
         for r in order:
             i, c = candidates[r]
             # a projected bound <= 0 cannot show a violation but would cost Bonferroni budget;
             # only the best candidate is tested when no candidate is positive
             useless = ranks[r] <= 0 and r != order[0]
-            if not np.isfinite(ranks[r]) or useless or (i, c.direction) in seen_groups:
+            slot = (i, c.direction, "mass" if c.family in MASS_FAMILIES else "shape")
+            if not np.isfinite(ranks[r]) or useless or slot in seen_groups:
                 continue
-            seen_groups.add((i, c.direction))
+            seen_groups.add(slot)
             chosen.append((i, c))
             if len(chosen) == finalists:
                 break

@@ -29,6 +29,7 @@ by one standard error of the search estimate.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass, field
 from typing import Callable, Protocol
@@ -36,6 +37,8 @@ from typing import Callable, Protocol
 import numpy as np
 from numpy.typing import NDArray
 
+from dpverify.atoms import HashSetEvent, repeated_hashes
+from dpverify.cells import CellSetEvent, ProductRatioScore, fit_cells, fit_product_ratio
 from dpverify.stats import epsilon_lower_bound, wilson_lower, wilson_upper
 from dpverify.sampling import single_threaded_libraries
 
@@ -368,6 +371,8 @@ class Candidate:
     count_num: int
     count_den: int
     group: str
+    family: str = "tail"   # tail | atom | outcomes | cells | learned | nan: finalists are chosen per family
+    n_score: int | None = None   # size of the scoring half its counts come from (None: the search's)
 
 
 @dataclass
@@ -400,14 +405,26 @@ def rank_candidates(
     """Scores for choosing finalists among many candidates, corrected for optimism.
 
     The largest of ``C`` noisy scores overstates its event by about ``sqrt(2 ln C)`` standard errors,
-    so each candidate's scoring-half counts are widened by that many standard errors.  Events seen
-    often (small standard error) keep their score; rare ones that look good by chance do not.
+    so each candidate's scoring-half counts are widened by that many standard errors, ``C`` being the number of
+    candidates of its *family* (finalists are chosen per family: a rare atom competes with the other atoms, not
+    with every tail event).  Events seen often (small standard error) keep their score; rare ones that look good
+    by chance do not.  ``n_score``: the scoring-half size, or one per candidate.
     """
     if not candidates:
         return np.zeros(0)
-    z_search = math.sqrt(2.0 * math.log(max(len(candidates), 2)))
-    scorer = _Scorer(n_score, n_test, z, delta, z_search)
-    return scorer(np.array([c.count_num for c in candidates]), np.array([c.count_den for c in candidates]))
+    fams = [c.family for c in candidates]
+    per = {f: fams.count(f) for f in set(fams)}
+    z_search = np.array([math.sqrt(2.0 * math.log(max(per[f], 2))) for f in fams])
+    n_score_arr = np.broadcast_to(np.asarray(n_score), (len(candidates),))
+    out = np.empty(len(candidates))
+    for zs in np.unique(z_search):
+        for ns in np.unique(n_score_arr):
+            m = (z_search == zs) & (n_score_arr == ns)
+            if m.any():
+                scorer = _Scorer(int(ns), n_test, z, delta, float(zs))
+                out[m] = scorer(np.array([c.count_num for c, k in zip(candidates, m) if k]),
+                                np.array([c.count_den for c, k in zip(candidates, m) if k]))
+    return out
 
 
 @dataclass
@@ -420,7 +437,7 @@ class _Search:
     scored: int = 0
 
     def family(self, a0: NDArray, a1: NDArray, count_b: Callable[[int], tuple[int, int]], make,
-               group: str) -> None:
+               group: str, family: str = "tail") -> None:
         """One family of events: choose on the selection-half counts ``a0``/``a1`` (one per event),
         then count the chosen event on the scoring half (``count_b(i)`` -> counts under ``x0``, ``x1``).
 
@@ -438,7 +455,8 @@ class _Search:
             bn, bd = (k0, k1) if direction == 0 else (k1, k0)
             sb = float(self.score(np.array([bn]), np.array([bd]))[0])
             if np.isfinite(sb):
-                self.out.append(Candidate(make(i), direction, sb, int(bn), int(bd), f"{group}/d{direction}"))
+                self.out.append(Candidate(make(i), direction, sb, int(bn), int(bd), f"{group}/d{direction}",
+                                          family))
 
 
 def _nan_start(values_sorted: NDArray) -> int:
@@ -520,45 +538,101 @@ def _scalar_feature(feature: Feature, halves: tuple[NDArray, NDArray, NDArray, N
     else:
         grid, g = _grid(pooled, THRESHOLD_GRID, uniq), _grid(pooled, INTERVAL_GRID, uniq)
     name = feature.name
+    fam = "learned" if isinstance(feature, (LinearScore, ProductRatioScore)) else "tail"
     search.family(_le(a0, grid), _le(a1, grid), counter(lambda v, i: v <= grid[i]),
-                  lambda i: IntervalEvent(feature, -math.inf, float(grid[i])), f"{name}:le")
+                  lambda i: IntervalEvent(feature, -math.inf, float(grid[i])), f"{name}:le", fam)
     search.family(_ge(a0, grid), _ge(a1, grid), counter(lambda v, i: v >= grid[i]),
-                  lambda i: IntervalEvent(feature, float(grid[i]), math.inf), f"{name}:ge")
+                  lambda i: IntervalEvent(feature, float(grid[i]), math.inf), f"{name}:ge", fam)
     ia, ib = np.triu_indices(len(g), k=1)
     if len(ia):
         lo, hi = g[ia], g[ib]
         search.family(_in(a0, lo, hi), _in(a1, lo, hi), counter(lambda v, i: (v >= lo[i]) & (v <= hi[i])),
-                      lambda i: IntervalEvent(feature, float(lo[i]), float(hi[i])), f"{name}:interval")
+                      lambda i: IntervalEvent(feature, float(lo[i]), float(hi[i])), f"{name}:interval", fam)
     if 0 < len(atoms) <= 10_000:
         search.family(_in(a0, atoms, atoms), _in(a1, atoms, atoms), counter(lambda v, i: v == atoms[i]),
-                      lambda i: ValueSetEvent(feature, (float(atoms[i]),)), f"{name}:atom")
+                      lambda i: ValueSetEvent(feature, (float(atoms[i]),)), f"{name}:atom", "atom")
 
 
-def _outcome_unions(halves: tuple[NDArray, NDArray, NDArray, NDArray], search: _Search) -> None:
-    """Prefix unions of outcomes ordered by likelihood ratio.
+def _prefix_unions(codes: tuple[NDArray, NDArray, NDArray, NDArray], m: int, search: _Search,
+                   make: Callable[[NDArray], Event], group: str, family: str, honest: bool = False) -> None:
+    """Prefix unions of ``m`` outcomes (codes ``0..m-1`` of the four halves' rows) ordered by likelihood ratio.
 
-    The order is estimated on the selection half; the prefix length is chosen on the scoring half
-    (a one-dimensional choice along a nested family, so its optimism is small).  Ordering and scoring
-    on the same counts would pick unions of outcomes whose counts are high by chance.
+    The order is estimated on the selection half.  By default the prefix length is chosen on the scoring half (a
+    one-dimensional choice along a nested family, so its optimism is small when the outcomes are few: ordering
+    and scoring on the same counts would pick unions of outcomes whose counts are high by chance).  With
+    ``honest``, for families of hundreds of cells where that choice is no longer small, the length is chosen on
+    the selection half too and the scoring half only scores the chosen union, so that finalists are ranked
+    across families on counts that played no part in choosing them.  ``make(sorted outcome codes)`` builds the
+    event.
     """
-    a0, a1, b0, b1 = halves
-    sizes = [len(h) for h in halves]
-    rows = np.concatenate(halves).reshape(sum(sizes), -1)
-    first, inverse = unique_rows(rows)
-    m = len(first)
-    bounds = np.cumsum([0] + sizes)
-    c = [np.bincount(inverse[bounds[j] : bounds[j + 1]], minlength=m) for j in range(4)]
-    outcomes = rows[first]
+    c = [np.bincount(k, minlength=m) for k in codes]
     search.scored += 2 * m
     for direction, (an, ad, bn, bd) in enumerate(((c[0], c[1], c[2], c[3]), (c[1], c[0], c[3], c[2]))):
         order = np.argsort(-(an + 0.5) / (ad + 0.5), kind="stable")
         kn, kd = np.cumsum(bn[order]), np.cumsum(bd[order])
-        s = search.score(kn, kd)
-        i = int(np.argmax(s))
-        if np.isfinite(s[i]):
-            chosen = outcomes[np.sort(order[: i + 1])].reshape((i + 1,) + a0.shape[1:])
-            search.out.append(Candidate(RowSetEvent(chosen, str(a0.dtype)), direction, float(s[i]),
-                                        int(kn[i]), int(kd[i]), f"outcomes/d{direction}"))
+        if honest:
+            i = int(np.argmax(search.select(np.cumsum(an[order]), np.cumsum(ad[order]))))
+            s = search.score(kn[i:i + 1], kd[i:i + 1])
+            kn, kd, i = kn[i:i + 1], kd[i:i + 1], (i, 0)
+        else:
+            s = search.score(kn, kd)
+            i = int(np.argmax(s))
+            i = (i, i)
+        length, at = i
+        if np.isfinite(s[at]):
+            search.out.append(Candidate(make(np.sort(order[: length + 1])), direction, float(s[at]), int(kn[at]),
+                                        int(kd[at]), f"{group}/d{direction}", family))
+
+
+def _outcome_unions(halves: tuple[NDArray, NDArray, NDArray, NDArray], search: _Search) -> None:
+    """StatDP's categorical events: prefix unions of the distinct outputs (:func:`_prefix_unions`)."""
+    sizes = [len(h) for h in halves]
+    rows = np.concatenate(halves).reshape(sum(sizes), -1)
+    first, inverse = unique_rows(rows)
+    bounds = np.cumsum([0] + sizes)
+    outcomes = rows[first]
+    shape, dtype = halves[0].shape[1:], str(halves[0].dtype)
+    _prefix_unions(tuple(inverse[bounds[j]: bounds[j + 1]] for j in range(4)), len(first), search,
+                   lambda idx: RowSetEvent(outcomes[idx].reshape((len(idx),) + shape), dtype), "outcomes",
+                   "outcomes")
+
+
+def _cell_unions(halves: tuple[NDArray, NDArray, NDArray, NDArray], search: _Search) -> None:
+    """Conditional cells (:class:`dpverify.cells.CellPartition`, fitted on the selection half) and their prefix
+    unions: the estimated level sets of the privacy loss for scalar and mixed discrete/continuous outputs."""
+    part = fit_cells(halves[0], halves[1])
+    if part is None or part.n_cells < 2:
+        return
+    codes = tuple(part.cells(h) for h in halves)
+    _prefix_unions(codes, part.n_cells, search, lambda idx: CellSetEvent(part, tuple(int(c) for c in idx)),
+                   "cells", "cells", honest=True)
+
+
+def atom_candidates(h0: NDArray[np.uint64], h1: NDArray[np.uint64], n_test: int, z: float, delta: float,
+                    examples: Callable[[NDArray[np.uint64]], tuple[str, ...]]) -> list[Candidate]:
+    """Candidates of the atom sweep (:mod:`dpverify.atoms`): prefix unions of the point masses repeated in the
+    sweep's first half (row hashes ``h0`` / ``h1`` under the two inputs), ordered on that half and cut on the
+    second.  ``examples(hashes)`` gives readable rows for the description."""
+    h = len(h0) // 2
+    halves = (h0[:h], h1[:h], h0[h:], h1[h:])
+    atoms = repeated_hashes(halves[0], halves[1])
+    if len(atoms) == 0:
+        return []
+    search = _Search(_Scorer(h, n_test, z, delta), _Scorer(len(h0) - h, n_test, z, delta))
+
+    def code(v: NDArray[np.uint64]) -> NDArray[np.intp]:
+        idx = np.minimum(np.searchsorted(atoms, v), len(atoms) - 1)
+        return np.where(atoms[idx] == v, idx, len(atoms))           # the last code: not an atom
+
+    codes = tuple(code(x) for x in halves)
+
+    def make(idx: NDArray) -> Event:
+        chosen = atoms[idx[idx < len(atoms)]]
+        return HashSetEvent(tuple(int(v) for v in chosen), examples(chosen))
+
+    _prefix_unions(codes, len(atoms) + 1, search, make, "sweep", "atom", honest=True)
+    return [dataclasses.replace(c, n_score=len(h0) - h) for c in search.out
+            if isinstance(c.event, HashSetEvent) and c.event.hashes]
 
 
 def _learned_score(o0: NDArray, o1: NDArray, rng: np.random.Generator) -> LinearScore | None:
@@ -609,6 +683,8 @@ def search_events(
     few_outcomes = n_unique <= max(2, (2 * probe) // 20)
     if few_outcomes:
         _outcome_unions(halves, search)
+    else:
+        _cell_unions(halves, search)
     kind = "discrete" if discrete_dtype or few_outcomes else ("scalar" if o0.ndim == 1 else "vector")
     if o0.ndim == 1:
         features: list[Feature] = [Identity()]
@@ -624,10 +700,13 @@ def search_events(
             learned = _learned_score(halves[0], halves[1], rng)
             if learned is not None:
                 features.append(learned)
+            ratio = fit_product_ratio(halves[0], halves[1])
+            if ratio is not None:
+                features.append(ratio)
     for f in features:
         _scalar_feature(f, halves, search)
     if nan_outcome and o0.dtype.kind == "f":
         ev = NanEvent()
         k = [np.array([int(ev.contains(x).sum())]) for x in halves]
-        search.family(k[0], k[1], lambda i: (int(k[2][0]), int(k[3][0])), lambda i: ev, "nan")
+        search.family(k[0], k[1], lambda i: (int(k[2][0]), int(k[3][0])), lambda i: ev, "nan", "nan")
     return search.out, search.scored, kind

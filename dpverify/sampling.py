@@ -34,6 +34,7 @@ Mechanism = Callable[[Any, int, np.random.Generator], Any]
 
 SEARCH_PHASE = 0
 TEST_PHASE = 1
+SWEEP_PHASE = 4   # (2: the event search's own generators, 3: the contract probe)
 
 
 @dataclass(frozen=True)
@@ -62,6 +63,7 @@ class Task:
     pair_label: str
     nan_policy: str
     events: tuple[Any, ...] | None = None  # test phase: count these events instead of returning outputs
+    hashes: bool = False                   # atom sweep: return one 64-bit hash per output row instead
 
     def where(self) -> str:
         return f"input x{self.side} of pair {self.pair_index} ('{self.pair_label}')"
@@ -143,6 +145,10 @@ def run_task(task: Task) -> tuple[Any, Signature]:
             f"the mechanism raised {type(exc).__name__} on {task.where()}: {exc}"
         ) from None
     out, sig = _check_output(task, raw)
+    if task.hashes:
+        from dpverify.atoms import row_hashes
+
+        return row_hashes(out), sig
     if task.events is None:
         return out, sig
     with single_threaded_libraries():

@@ -82,14 +82,24 @@ def test_row_codes_survive_many_wide_columns() -> None:
 
 
 def test_single_threaded_libraries_limits_inside_the_block_only() -> None:
-    """The audit's own linear algebra runs on one BLAS/OpenMP thread; the limit is lifted on exit."""
-    from threadpoolctl import threadpool_info
+    """The audit's own linear algebra runs on one BLAS/OpenMP thread; the limit is lifted on exit.
 
-    from dpverify.sampling import single_threaded_libraries
+    Checked in a fresh interpreter: the controller of a scope is cached per process, so in a test process where
+    other tests loaded more libraries (scikit-learn's OpenMP) after it was cached, the check would depend on the
+    order in which the tests ran."""
+    import subprocess
+    import sys
 
-    before = {i["filepath"]: i["num_threads"] for i in threadpool_info()}
-    with single_threaded_libraries():
+    code = """
+from threadpoolctl import threadpool_info
+from dpverify.sampling import single_threaded_libraries
+before = {i["filepath"]: i["num_threads"] for i in threadpool_info()}
+with single_threaded_libraries():
+    assert all(i["num_threads"] == 1 for i in threadpool_info() if i["filepath"] in before)
+    with single_threaded_libraries():                         # nests: the cached controller again
         assert all(i["num_threads"] == 1 for i in threadpool_info() if i["filepath"] in before)
-        with single_threaded_libraries():                         # nests: the cached controller again
-            assert all(i["num_threads"] == 1 for i in threadpool_info() if i["filepath"] in before)
-    assert {i["filepath"]: i["num_threads"] for i in threadpool_info()} == before
+assert {i["filepath"]: i["num_threads"] for i in threadpool_info()} == before
+print("ok")
+"""
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr
