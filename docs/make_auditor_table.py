@@ -32,8 +32,14 @@ from algorithms.classic import (  # noqa: E402
     RandomizedResponse,
     TruncatedGeometric,
 )
+from algorithms.hard.joint import LaplaceVector  # noqa: E402
+from algorithms.hard.one_hot import OneHotRR  # noqa: E402
+from algorithms.hard.rare_leak import ClippedLaplace, RoundedLaplace  # noqa: E402
+from algorithms.hard.subsampling import SubsampledLaplaceCount  # noqa: E402
 from dpverify.calibration import CalibrationCase, false_alarm_rate  # noqa: E402
-from dpverify.suite import Entry, build_mechanism, load_suite, run_entry  # noqa: E402
+from dpverify.errors import InputError  # noqa: E402
+from dpverify.oracle import oracle_bound  # noqa: E402
+from dpverify.suite import Entry, build_mechanism, build_pairs, entry_seed, load_suite, run_entry  # noqa: E402
 
 DOC = ROOT / "docs" / "auditor.md"
 BEGIN, END = "<!-- BEGIN generated -->", "<!-- END generated -->"
@@ -45,6 +51,16 @@ CALIBRATION_CASES = [
     CalibrationCase("Truncated geometric ε=0.5, upper 5", TruncatedGeometric(epsilon=0.5, upper=5), [(0, 1)], 0.5),
     CalibrationCase("Histogram ε=0.5, one count +1", Histogram(epsilon=0.5),
                     [(np.zeros(3), np.array([1.0, 0.0, 0.0]))], 0.5),
+    # the controls of the hard suite: point masses from post-processing, joint pairs, one-hot RR, subsampling
+    CalibrationCase("hard: Laplace ε=1 rounded to 0.1", RoundedLaplace(epsilon=1.0), [(0.0, 1.0)], 1.0),
+    CalibrationCase("hard: Laplace ε=1 clipped to [-1, 2]", ClippedLaplace(epsilon=1.0), [(0.0, 1.0)], 1.0),
+    CalibrationCase("hard: 8-bin histogram ε=0.5 for l1 distance 2, replace-one pair", LaplaceVector(0.5, 2.0),
+                    [(np.full(8, 5.0), np.r_[4.0, 6.0, np.full(6, 5.0)])], 0.5),
+    CalibrationCase("hard: one-hot RR, 8 bits, ε/2 per bit", OneHotRR(epsilon=1.0, d=8, per_bit_share=0.5),
+                    [(3, 5)], 1.0),
+    CalibrationCase("hard: subsampled Laplace count ε=2, q=0.5, claim ln(1+q(e^ε-1))",
+                    SubsampledLaplaceCount(epsilon=2.0, q=0.5), [(10, 11)],
+                    SubsampledLaplaceCount(epsilon=2.0, q=0.5).true_epsilon()),
 ]
 
 
@@ -68,6 +84,67 @@ def true_epsilon(entry: Entry) -> float | None:
         return None
 
 
+def oracle(entry: Entry, samples: int) -> float | None:
+    """The oracle bound of the entry (dpverify.oracle) at its test budget, level and δ, on the pairs its audit
+    used; ``None`` where the mechanism exposes no law (or its law is for real arithmetic: float-bits entries)."""
+    if entry.kind != "statistical" or entry.float_bits:
+        return None
+    try:
+        mech = build_mechanism(entry)
+        pairs = build_pairs(entry, entry_seed(0, entry.suite, entry.id))
+        alpha = entry.alpha if entry.alpha is not None else 0.05
+        return oracle_bound(mech, pairs, samples, alpha=alpha, delta=entry.claim.delta, seed=0).bound
+    except InputError:
+        return None
+
+
+def ratio(bound: float, best: float | None) -> float | None:
+    """dpverify's bound as a fraction of the oracle's (``None`` without an oracle or when neither is positive)."""
+    if best is None or not math.isfinite(best) or best <= 0:
+        return None
+    return max(bound, 0.0) / best
+
+
+def suite_table(path: Path, mode: str, workers: int | None) -> tuple[list[str], dict, float]:
+    """Run one suite and return its generated table, its outcomes by entry id, and seconds."""
+    suite = load_suite(path)
+    rows, t0 = [], time.time()
+    for entry in suite.entries:
+        out = run_entry(entry, mode=mode, run_seed=0, workers=workers)
+        best = oracle(entry, out.samples) if out.samples else None
+        print(f"{entry.id}: {out.outcome} LB={out.epsilon_lower_bound} oracle={best} ({out.seconds:.1f} s)", flush=True)
+        rows.append((entry, out, best))
+    seconds = time.time() - t0
+    lines = [
+        "| entry | mechanism | true ε | claimed ε (δ) | ε lower bound | oracle bound | bound / oracle | confidence | "
+        "verdict | expected | samples per input (test + search) | seconds |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    matched = 0
+    below = []
+    for entry, out, best in rows:
+        claim = fmt(entry.claim.epsilon) + (f" ({entry.claim.delta:g})" if entry.claim.delta else "")
+        ok = out.outcome == entry.expect
+        matched += ok
+        conf = 1 - (entry.alpha if entry.alpha is not None else 0.05)
+        lb = out.epsilon_lower_bound if out.epsilon_lower_bound is not None else 0.0
+        r = ratio(lb, best)
+        if r is not None and r < 0.95:
+            below.append(f"- `{entry.id}`: {r:.3f} of the oracle ({fmt(lb)} against {fmt(best)})")
+        lines.append(
+            f"| `{entry.id}` | `{entry.mechanism.split(':')[1]}` | {fmt(true_epsilon(entry))} | {claim} | "
+            f"{fmt(out.epsilon_lower_bound)} | {fmt(best)} | {'–' if r is None else f'{r:.3f}'} | {conf:.0%} | "
+            f"{out.outcome}{'' if ok else ' ✗'} | {entry.expect} | {out.samples or 0:,} + {out.search_samples or 0:,} | "
+            f"{out.seconds:.1f} |"
+        )
+    with_oracle = sum(1 for _, o, b in rows if ratio(o.epsilon_lower_bound or 0.0, b) is not None)
+    lines += ["", f"{matched}/{len(rows)} outcomes as expected; {seconds:.0f} s. Bound / oracle ≥ 0.95 on "
+              f"{with_oracle - len(below)} of the {with_oracle} entries with an oracle; below 0.95:", ""]
+    lines += below or ["- none"]
+    lines.append("")
+    return lines, {e.id: o for e, o, _ in rows}, seconds
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="quick budgets (smoke run)")
@@ -75,13 +152,9 @@ def main() -> None:
     ap.add_argument("--calibration-runs", type=int, default=200, help="audits per calibration case")
     args = ap.parse_args()
     mode = "quick" if args.quick else "full"
-    suite = load_suite(ROOT / "audits" / "catalogue.toml")
-    rows, t0 = [], time.time()
-    for entry in suite.entries:
-        out = run_entry(entry, mode=mode, run_seed=0, workers=args.workers)
-        print(f"{entry.id}: {out.outcome} LB={out.epsilon_lower_bound} ({out.seconds:.1f} s)", flush=True)
-        rows.append((entry, out))
-    catalogue_seconds = time.time() - t0
+    table, by_id, catalogue_seconds = suite_table(ROOT / "audits" / "catalogue.toml", mode, args.workers)
+    hard = ROOT / "audits" / "hard.toml"
+    hard_table = suite_table(hard, mode, args.workers)[0] if hard.exists() else []
 
     t1 = time.time()
     cal = false_alarm_rate(CALIBRATION_CASES, args.calibration_runs, first_seed=10_000, alpha=0.05,
@@ -99,24 +172,11 @@ def main() -> None:
         "pairs) or else the mechanism's `true_epsilon()` (supremum over all neighbours; – where the "
         "mechanism has no closed form, e.g. δ claims).",
         "",
-        "| entry | mechanism | true ε | claimed ε (δ) | ε lower bound | confidence | verdict | expected | "
-        "samples per input (test + search) | seconds |",
-        "|---|---|---|---|---|---|---|---|---|---|",
-    ]
-    matched = 0
-    for entry, out in rows:
-        claim = fmt(entry.claim.epsilon) + (f" ({entry.claim.delta:g})" if entry.claim.delta else "")
-        ok = out.outcome == entry.expect
-        matched += ok
-        conf = 1 - (entry.alpha if entry.alpha is not None else 0.05)
-        lines.append(
-            f"| `{entry.id}` | `{entry.mechanism.split(':')[1]}` | {fmt(true_epsilon(entry))} | {claim} | "
-            f"{fmt(out.epsilon_lower_bound)} | {conf:.0%} | {out.outcome}{'' if ok else ' ✗'} | "
-            f"{entry.expect} | {out.samples:,} + {out.search_samples:,} | {out.seconds:.1f} |"
-        )
-    lines += ["", f"{matched}/{len(rows)} outcomes as expected; catalogue time {catalogue_seconds:.0f} s.", ""]
-
-    by_id = {e.id: o for e, o in rows}
+        "Oracle bound: the best bound any event-based audit could certify at the entry's test samples, level "
+        "and δ, with the optimal event (a level set of the true privacy loss) known in advance and typical counts "
+        "(`dpverify.oracle`); – where the mechanism exposes no law.",
+        "",
+    ] + table + ["### The hard suite (`audits/hard.toml`)", ""] + hard_table
     tight = []
     for eid, truth in (("laplace", 0.1), ("svt-unscaled-query-noise", 0.175)):
         if eid in by_id:

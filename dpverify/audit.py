@@ -339,6 +339,12 @@ def audit(
         chosen: list[tuple[int, Candidate]] = []
         seen_groups: set[tuple[int, int, str]] = set()
         order = np.argsort(-ranks, kind="stable")
+        # one finalist is reserved for the best point-mass candidate whose own (uncorrected) scoring-half score is
+        # positive: a rare atom seen a few times and never under the neighbour is structure, not luck, but the
+        # optimism correction sized for many candidates would push it below every tail event
+        mass = [r for r in order if candidates[r][1].family in MASS_FAMILIES and candidates[r][1].score > 0]
+        if mass and finalists > 1:
+            order = np.r_[mass[:1], [r for r in order if r != mass[0]]].astype(np.intp)
         for r in order:
             i, c = candidates[r]
             # a projected bound <= 0 cannot show a violation but would cost Bonferroni budget;

@@ -41,7 +41,8 @@ MAX_GROUPS = 64
 MIN_GROUP = 50
 MAX_BINS = 64
 PER_BIN = 200
-RATIO_BINS = 32
+RATIO_BINS = 16
+TEST_BINS = 4
 RATIO_PVALUE = 1e-3
 
 
@@ -217,10 +218,16 @@ def fit_product_ratio(sel0: NDArray, sel1: NDArray) -> ProductRatioScore | None:
             e = np.asarray(_edges(pooled, RATIO_BINS))
         b0 = np.bincount(np.searchsorted(e, c0, "right"), minlength=len(e) + 1)
         b1 = np.bincount(np.searchsorted(e, c1, "right"), minlength=len(e) + 1)
-        used = (b0 + b1) > 0
+        # keep-or-drop on a coarse version of the bins (quartiles of the pooled sample): a weak shift spread over
+        # many coordinates is far more visible to a test with few degrees of freedom
+        coarse = np.searchsorted(np.unique(np.quantile(pooled[np.isfinite(pooled)], [0.25, 0.5, 0.75]))
+                                 if np.isfinite(pooled).any() else np.zeros(0), np.r_[c0, c1], "right")
+        t0 = np.bincount(coarse[:n0], minlength=TEST_BINS)
+        t1 = np.bincount(coarse[n0:], minlength=TEST_BINS)
+        used = (t0 + t1) > 0
         if used.sum() < 2:
             continue
-        _, p, _, _ = stats.chi2_contingency(np.stack([b0[used], b1[used]]), lambda_="log-likelihood")
+        _, p, _, _ = stats.chi2_contingency(np.stack([t0[used], t1[used]]), lambda_="log-likelihood")
         r = np.log((b0 + 0.5) / (b1 + 0.5)) - math.log(n0 / n1)
         fits.append((p, j, tuple(float(t) for t in e), tuple(float(t) for t in r)))
     if not fits:

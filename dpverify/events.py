@@ -550,7 +550,9 @@ def _scalar_feature(feature: Feature, halves: tuple[NDArray, NDArray, NDArray, N
                       lambda i: IntervalEvent(feature, float(lo[i]), float(hi[i])), f"{name}:interval", fam)
     if 0 < len(atoms) <= 10_000:
         search.family(_in(a0, atoms, atoms), _in(a1, atoms, atoms), counter(lambda v, i: v == atoms[i]),
-                      lambda i: ValueSetEvent(feature, (float(atoms[i]),)), f"{name}:atom", "atom")
+                      lambda i: ValueSetEvent(feature, (float(atoms[i]),)), f"{name}:atom",
+                      "atom" if counts[is_atom].sum() < len(pooled) // 2 else fam)   # point masses of a mostly
+                      # continuous feature get the point-mass slot; the values of a discrete one (argmax) do not
 
 
 def _prefix_unions(codes: tuple[NDArray, NDArray, NDArray, NDArray], m: int, search: _Search,

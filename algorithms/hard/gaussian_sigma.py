@@ -1,0 +1,38 @@
+"""A Gaussian mechanism whose σ is too small for its (ε, δ) claim.
+
+``x + N(0, σ²)`` with ``σ = factor × σ_analytic(ε, δ)`` (Balle & Wang, ICML 2018, Theorem 8: the smallest σ that is
+(ε, δ)-DP at ℓ2 sensitivity Δ).  With factor < 1 the exact hockey-stick divergence
+``δ(ε) = Φ(Δ/2σ − εσ/Δ) − e^ε Φ(−Δ/2σ − εσ/Δ)`` exceeds the claimed δ; the auditor can only show it when the
+excess is large against its sampling error at the budget (``true_delta`` states it).  Factor 1 is the control.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from algorithms.classic.gaussian import analytic_gaussian_sigma, gaussian_delta
+
+
+@dataclass(frozen=True)
+class ScaledGaussian:
+    epsilon: float
+    delta: float
+    factor: float = 1.0
+
+    @property
+    def sigma(self) -> float:
+        return self.factor * analytic_gaussian_sigma(self.epsilon, self.delta, 1.0)
+
+    def __call__(self, x: object, n: int, rng: np.random.Generator) -> np.ndarray:
+        v = np.asarray(x, dtype=np.float64)
+        return v + rng.normal(0.0, self.sigma, size=(n,) + v.shape)
+
+    def log_density(self, x: object, out: np.ndarray) -> np.ndarray:
+        z = (np.asarray(out, dtype=np.float64) - np.asarray(x, dtype=np.float64)) / self.sigma
+        ld = -0.5 * np.log(2 * np.pi * self.sigma ** 2) - 0.5 * z * z
+        return ld.reshape(len(ld), -1).sum(axis=1)
+
+    def true_delta(self, epsilon: float) -> float:
+        return gaussian_delta(self.sigma, epsilon, 1.0)
