@@ -164,7 +164,12 @@ def law_of(mechanism: Any, x: Any = None) -> tuple[str, Callable[..., Any]] | No
     """``("pmf", pmf)``, ``("density", log_density)`` or ``None``: the output law the mechanism exposes (on
     ``x`` when given: a one-step law must be readable there)."""
     if callable(getattr(mechanism, "pmf", None)):
-        return "pmf", mechanism.pmf
+        try:
+            if x is not None:
+                mechanism.pmf(x)
+            return "pmf", mechanism.pmf
+        except NotImplementedError:     # a class that inherits pmf but releases continuous values
+            pass
     if callable(getattr(mechanism, "log_density", None)):
         return "density", mechanism.log_density
     law = _one_step_law(mechanism)
