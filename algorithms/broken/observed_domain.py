@@ -4,8 +4,8 @@ Bug pattern: the set of categories is inferred from the private data (``classes 
 is released for each of them, so *which* categories appear in the output depends on the data.  Cebere, Erb,
 Desfontaines, Bellet, Fitzsimons, "Privacy in Theory, Bugs in Practice: Grey-Box Auditing of Differential Privacy
 Libraries" (PoPETs 2026, arXiv 2602.17454): found in diffprivlib (classes read with ``np.unique(y)``) and dpmm (domain
-inferred from the data; sassoftware/dpmm issue 18), reduced in dp-recorder's ``test_domain_inference`` (which
-also splits ε by ``len(classes)``, a second data dependence left out here: one bug per module).
+inferred from the data), reduced in dp-recorder's ``test_domain_inference`` (which also splits ε by
+``len(classes)``, a second data dependence left out here: one bug per module).
 
 Release, over the public domain ``0 … K − 1``, a flag per category (1.0 = released) and its count ``+ Lap(1/ε)`` for
 the categories with at least one record; the other categories get flag 0.0 and value 0.0 ("not released").  The

@@ -2,9 +2,10 @@
 
 Bug pattern: the dataset size treated as public under add/remove neighbours -- the ``len(data)`` leak of
 Cebere, Erb, Desfontaines, Bellet, Fitzsimons, "Privacy in Theory, Bugs in Practice: Grey-Box Auditing of
-Differential Privacy Libraries" (PoPETs 2026, arXiv 2602.17454), found in Opacus and reduced in dp-recorder's
-``test_buggy_private_mean`` (``noisy_sum / len(data)``, ``len(data)`` flagged by ``ensure_equality``); the
-"sample size reported next to the private statistic" of many reporting pipelines is the same leak made explicit.
+Differential Privacy Libraries" (PoPETs 2026, arXiv 2602.17454), reduced in dp-recorder's ``test_buggy_private_mean``
+(``noisy_sum / len(data)``, ``len(data)`` flagged by ``ensure_equality``; dp-recorder's artifact appendix maps it to
+Opacus, the test's own docstring to synthcity).  Reporting the record count next to the statistic is the same leak
+made explicit.
 Anchors-auditing.md §4.2 row #24.
 
 Release ``(Y/m, m)`` with ``Y = Σ clip(x_i, l, u) + Lap(B/ε)``, ``B = max(|l|, |u|)`` and ``m = len(x)`` (NaN records
