@@ -44,22 +44,15 @@ class RareLeak:
 
 
 @dataclass(frozen=True)
-class TriggeredLeak:
+class TriggeredLeak(RareLeak):
     """Like :class:`RareLeak`, but the leak branch runs only when ``x[0] >= trigger`` (data-dependent)."""
 
-    epsilon: float
-    p: float
     trigger: float = 1.0
 
     def __call__(self, x: object, n: int, rng: np.random.Generator) -> np.ndarray:
-        v, out = _laplace(x, n, 1.0 / self.epsilon, rng)
-        if np.ravel(v)[0] >= self.trigger:
-            leak = rng.random(n) < self.p
-            out[leak] = v
-        return out
-
-    def true_epsilon(self) -> float:
-        return math.inf
+        if np.ravel(np.asarray(x, dtype=np.float64))[0] >= self.trigger:
+            return RareLeak.__call__(self, x, n, rng)
+        return _laplace(x, n, self.sensitivity / self.epsilon, rng)[1]
 
 
 @dataclass(frozen=True)
