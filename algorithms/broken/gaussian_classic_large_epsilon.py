@@ -43,7 +43,7 @@ from algorithms.classic._validation import (
     check_n,
     check_positive,
 )
-from algorithms.classic.gaussian import classic_gaussian_sigma, gaussian_delta
+from algorithms.classic.gaussian import classic_gaussian_sigma, gaussian_delta, gaussian_log_density
 from algorithms.noise import NoiseSource
 
 __all__ = ["GaussianClassicLargeEpsilon"]
@@ -85,6 +85,11 @@ class GaussianClassicLargeEpsilon:
         sigma = self.sigma
         return noise.add("gaussian", values, lambda rng: rng.normal(0.0, sigma, size=(n,) + values.shape),
                          sensitivity=self.sensitivity, norm="l2", scale=sigma, kind="gaussian")
+
+    def log_density(self, x: float | np.ndarray, out: np.ndarray) -> np.ndarray:
+        """Exact log density of each output row under ``x`` (Lebesgue measure), the law the code draws:
+        ``Σ_j −ln(2πσ²)/2 − (o_j − x_j)²/(2σ²)`` with ``σ = Δ sqrt(2 ln(1.25/δ))/ε``; returns ``(m,)``."""
+        return gaussian_log_density(out, as_float_input(x), self.sigma)
 
     def true_delta(self, epsilon: float) -> float:
         """Exact hockey-stick δ(ε) between outputs on inputs at ℓ2 distance Δ."""

@@ -21,7 +21,7 @@ from typing import ClassVar
 import numpy as np
 
 from algorithms.classic._validation import as_int_input, check_epsilon, check_n, check_positive_int
-from algorithms.classic.geometric import sample_two_sided_geometric
+from algorithms.classic.geometric import sample_two_sided_geometric, two_sided_geometric_log_density
 from algorithms.noise import NoiseSource
 
 __all__ = ["GeometricIgnoresSensitivity"]
@@ -66,6 +66,11 @@ class GeometricIgnoresSensitivity:
         return noise.add("geometric", values,
                          lambda rng: sample_two_sided_geometric(alpha, (n,) + values.shape, rng),
                          sensitivity=self.noise_sensitivity, norm="l1", scale=alpha, kind="geometric")
+
+    def log_density(self, x: int | np.ndarray, out: np.ndarray) -> np.ndarray:
+        """Exact log pmf of each output row under ``x`` (counting measure on the integers), the law the code draws:
+        ``Σ_j ln((1 − α)/(1 + α)) + |o_j − x_j|·ln α`` with the wrong ``α = exp(−ε)``; returns ``(m,)``."""
+        return two_sided_geometric_log_density(out, as_int_input(x), self.alpha)
 
     def true_epsilon(self) -> float:
         """Exact ε = Δ·ε."""

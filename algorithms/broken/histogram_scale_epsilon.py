@@ -21,6 +21,7 @@ import numpy as np
 
 from algorithms.classic._validation import check_epsilon, check_n
 from algorithms.classic.histogram import as_counts
+from algorithms.classic.laplace import laplace_log_density
 from algorithms.noise import NoiseSource
 
 __all__ = ["HistogramScaleEpsilon"]
@@ -56,6 +57,13 @@ class HistogramScaleEpsilon:
         scale = self.scale
         return noise.add("histogram", counts, lambda rng: rng.laplace(0.0, scale, size=(n, counts.shape[0])),
                          sensitivity=1.0, norm="l1", scale=scale, kind="laplace")
+
+    def log_density(self, x: np.ndarray, out: np.ndarray) -> np.ndarray:
+        """Exact log density of each row of ``out`` (``(m, k)``) under the counts ``x`` (Lebesgue measure on ℝ^k),
+        the law the code draws: ``Σ_j −ln(2ε) − |o_j − x_j|/ε``."""
+        counts = as_counts(x)
+        return laplace_log_density(np.asarray(out, dtype=np.float64).reshape(-1, counts.shape[0]), counts,
+                                   self.scale)
 
     def true_epsilon(self) -> float:
         """Exact ε = 1/ε."""

@@ -27,6 +27,7 @@ class LaplaceHalfNoise(Laplace):
     """Claims ε, adds ``Lap(Δ/(2ε))``. Output: float64 ``(n,)`` or ``(n, k)``.
 
     Noise steps: :meth:`Laplace.release` (one ``"laplace"`` step, ℓ1 sensitivity Δ, ``scale = Δ/(2ε)``).
+    Law: :meth:`Laplace.log_density` with this :attr:`scale`, ``Σ_j −ln(Δ/ε) − 2ε·|o_j − x_j|/Δ``.
     """
 
     BUG_KIND: ClassVar[str] = "calibration"

@@ -35,7 +35,8 @@ class SumMissingClipping(ClippedSum):
     """Claims ε for bounds ``[lower, upper]``; releases the *unclipped* sum + ``Lap(max(|l|,|u|)/ε)``.
 
     Noise steps: :meth:`ClippedSum.release` (one ``"sum"`` step: value the unclipped sum, declared ℓ1
-    sensitivity ``max(|l|, |u|)``).
+    sensitivity ``max(|l|, |u|)``).  Law: :meth:`ClippedSum.log_density` around the unclipped sum,
+    ``−ln(2b) − |o − Σ x_i|/b`` with ``b = max(|l|, |u|)/ε``.
     """
 
     BUG_KIND: ClassVar[str] = "sensitivity"

@@ -40,6 +40,17 @@ class NoNoise:
         n = check_n(n)
         return np.broadcast_to(values, (n,) + values.shape).copy()
 
+    def log_density(self, x: float | np.ndarray, out: np.ndarray) -> np.ndarray:
+        """Exact law of each output row under ``x``: the point mass at ``x``, w.r.t. counting measure (every output
+        is an atom): ``ln P_x(o) = 0`` if ``o = x`` (NaN matching NaN), ``−inf`` otherwise; returns ``(m,)``."""
+        values = as_float_input(x).reshape(-1)
+        rows = np.asarray(out, dtype=np.float64)
+        rows = rows.reshape(rows.shape[0], -1)
+        if rows.shape[1] != values.shape[0]:
+            return np.full(rows.shape[0], -np.inf)
+        same = (rows == values) | (np.isnan(rows) & np.isnan(values))
+        return np.where(np.all(same, axis=1), 0.0, -np.inf)
+
     def true_epsilon(self) -> float:
         """∞ (deterministic output)."""
         return math.inf

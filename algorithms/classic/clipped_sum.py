@@ -26,6 +26,7 @@ from typing import ClassVar
 import numpy as np
 
 from algorithms.classic._validation import as_dataset, check_epsilon, check_finite, check_n
+from algorithms.classic.laplace import laplace_log_density
 from algorithms.noise import NoiseSource
 
 __all__ = ["ClippedSum", "check_bounds", "sum_sensitivity", "clip_records"]
@@ -93,6 +94,19 @@ class ClippedSum:
         return noise.add("sum", total, lambda rng: rng.laplace(0.0, scale, size=n),
                          sensitivity=sum_sensitivity(self.lower, self.upper), norm="l1", scale=scale,
                          kind="laplace")
+
+    def log_density(self, x: np.ndarray, out: np.ndarray) -> np.ndarray:
+        """Exact log density of each output (``out`` of shape ``(m,)``) under the dataset ``x``, the law of
+        :meth:`release`: with ``T = Σ bounded_records(x)`` and ``b =`` :attr:`scale`, ``ln f_x(o) = −ln(2b) − |o − T|/b``
+        w.r.t. Lebesgue measure on ℝ plus counting measure on the atom NaN.  When ``T`` is NaN (a twin whose
+        :meth:`bounded_records` lets NaN through) the output is NaN surely: ``0`` at NaN, ``−inf`` elsewhere; when
+        ``T`` is a number, NaN outputs get ``−inf``.  Twins that override only :meth:`bounded_records` or
+        :attr:`scale` (``SumMissingClipping``, ``SumNaNThroughClipping``) keep an exact law."""
+        total = float(np.sum(self.bounded_records(as_dataset(x))))
+        o = np.asarray(out, dtype=np.float64).reshape(-1)
+        if np.isnan(total):
+            return np.where(np.isnan(o), 0.0, -np.inf)
+        return laplace_log_density(o, total, self.scale)
 
     def true_epsilon(self) -> float:
         """Exact ε under add/remove-one neighbours: the claimed ε."""

@@ -43,7 +43,17 @@ from algorithms.classic._validation import (
 )
 from algorithms.noise import NoiseSource
 
-__all__ = ["Gaussian", "gaussian_delta", "classic_gaussian_sigma", "analytic_gaussian_sigma"]
+__all__ = ["Gaussian", "gaussian_delta", "classic_gaussian_sigma", "analytic_gaussian_sigma", "gaussian_log_density"]
+
+
+def gaussian_log_density(out: np.ndarray, centre: float | np.ndarray, sigma: float) -> np.ndarray:
+    """Log density of each row of ``out`` (first axis the rows) under ``centre + N(0, σ²)`` per coordinate:
+    ``Σ_j −ln(2πσ²)/2 − (o_j − c_j)²/(2σ²)`` w.r.t. Lebesgue measure, ``−inf`` for a row holding NaN."""
+    s = float(sigma)
+    z = np.asarray(out, dtype=np.float64) - np.asarray(centre, dtype=np.float64)
+    ld = -0.5 * math.log(2.0 * math.pi * s * s) - z * z / (2.0 * s * s)
+    ld = ld.reshape(ld.shape[0], -1).sum(axis=1)
+    return np.where(np.isnan(ld), -np.inf, ld)
 
 
 def gaussian_delta(sigma: float, epsilon: float, sensitivity: float = 1.0) -> float:
@@ -136,6 +146,12 @@ class Gaussian:
         sigma = self.sigma
         return noise.add("gaussian", values, lambda rng: rng.normal(0.0, sigma, size=(n,) + values.shape),
                          sensitivity=self.sensitivity, norm="l2", scale=sigma, kind="gaussian")
+
+    def log_density(self, x: float | np.ndarray, out: np.ndarray) -> np.ndarray:
+        """Exact log density of each output row under ``x`` (Lebesgue measure), for either calibration:
+        ``ln f_x(o) = Σ_j −ln(2πσ²)/2 − (o_j − x_j)²/(2σ²)`` with this instance's σ; ``out`` of shape ``(m,)``
+        (scalar ``x``) or ``(m, k)``; returns ``(m,)``."""
+        return gaussian_log_density(out, as_float_input(x), self.sigma)
 
     def true_delta(self, epsilon: float) -> float:
         """Exact hockey-stick δ(ε) between outputs on inputs at ℓ2 distance Δ (any ε ≥ 0)."""

@@ -17,6 +17,7 @@ from typing import ClassVar
 import numpy as np
 
 from algorithms.classic._validation import as_finite_vector, check_epsilon, check_n
+from algorithms.classic.laplace import laplace_log_density
 from algorithms.noise import NoiseSource
 
 __all__ = ["Histogram", "as_counts"]
@@ -57,6 +58,13 @@ class Histogram:
         scale = self.scale
         return noise.add("histogram", counts, lambda rng: rng.laplace(0.0, scale, size=(n, counts.shape[0])),
                          sensitivity=1.0, norm="l1", scale=scale, kind="laplace")
+
+    def log_density(self, x: np.ndarray, out: np.ndarray) -> np.ndarray:
+        """Exact log density of each row of ``out`` (``(m, k)``) under the counts ``x`` (Lebesgue measure on ℝ^k):
+        ``Σ_j −ln(2/ε) − ε·|o_j − x_j|``."""
+        counts = as_counts(x)
+        return laplace_log_density(np.asarray(out, dtype=np.float64).reshape(-1, counts.shape[0]), counts,
+                                   self.scale)
 
     def true_epsilon(self) -> float:
         """Exact ε for ℓ1 distance-1 count vectors: the claimed ε."""

@@ -12,6 +12,7 @@ output beyond both means when ``‖f(x) - f(x')‖₁ = Δ``); 0.1 at the catalo
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -20,7 +21,16 @@ import numpy as np
 from algorithms.classic._validation import as_float_input, check_epsilon, check_n, check_positive
 from algorithms.noise import NoiseSource
 
-__all__ = ["Laplace"]
+__all__ = ["Laplace", "laplace_log_density"]
+
+
+def laplace_log_density(out: np.ndarray, centre: float | np.ndarray, scale: float) -> np.ndarray:
+    """Log density of each row of ``out`` (first axis the rows) under ``centre + Lap(scale)`` per coordinate:
+    ``Σ_j −ln(2b) − |o_j − c_j|/b`` w.r.t. Lebesgue measure, ``−inf`` for a row holding NaN."""
+    z = np.asarray(out, dtype=np.float64) - np.asarray(centre, dtype=np.float64)
+    ld = -math.log(2.0 * float(scale)) - np.abs(z) / float(scale)
+    ld = ld.reshape(ld.shape[0], -1).sum(axis=1)
+    return np.where(np.isnan(ld), -np.inf, ld)
 
 
 @dataclass(frozen=True)
@@ -54,6 +64,12 @@ class Laplace:
         scale = self.scale
         return noise.add("laplace", values, lambda rng: rng.laplace(0.0, scale, size=(n,) + values.shape),
                          sensitivity=self.sensitivity, norm="l1", scale=scale, kind="laplace")
+
+    def log_density(self, x: float | np.ndarray, out: np.ndarray) -> np.ndarray:
+        """Exact log density of each output row under ``x`` (Lebesgue measure on ℝ or ℝ^k), the law of
+        :meth:`release`: ``ln f_x(o) = Σ_j −ln(2b) − |o_j − x_j|/b`` with ``b =`` :attr:`scale`; ``out`` of shape
+        ``(m,)`` (scalar ``x``) or ``(m, k)``; returns ``(m,)``.  Subclasses that change only :attr:`scale` keep it."""
+        return laplace_log_density(out, as_float_input(x), self.scale)
 
     def true_epsilon(self) -> float:
         """Exact ε for ℓ1 neighbours at distance Δ: the claimed ε (tight)."""
