@@ -80,6 +80,14 @@ class SVT34Parallel:
         """Both parts on ``x``, each through its own prefixed noise steps, outputs side by side."""
         return run_in_parallel(self.parts(), x, n, noise).astype(np.float64, copy=False)
 
+    def log_density(self, x: np.ndarray, out: np.ndarray) -> np.ndarray:
+        """Exact log density: the two parts draw independent noise, so it is the sum of their log densities on their
+        own columns (Algorithm 3: ``2k``, Algorithm 4: ``k``)."""
+        k = np.asarray(x).reshape(-1).shape[0]
+        arr = np.asarray(out, dtype=np.float64).reshape(-1, 3 * k)
+        alg3, alg4 = self.parts()
+        return alg3.log_density(x, arr[:, :2 * k]) + alg4.log_density(x, arr[:, 2 * k:])
+
     def true_epsilon(self) -> float:
         """∞ (supremum over query lists, from the Algorithm 3 part)."""
         return math.inf

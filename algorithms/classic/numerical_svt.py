@@ -35,6 +35,7 @@ import numpy as np
 
 from algorithms.classic._validation import check_epsilon, check_finite, check_n, check_positive_int
 from algorithms.classic.sparse_vector import NOT_ANSWERED, QUERY_SENSITIVITY, as_queries
+from algorithms.classic.sparse_vector_law import sparse_vector_log_density
 from algorithms.noise import NoiseSource
 
 __all__ = ["NumericalSVT"]
@@ -104,6 +105,13 @@ class NumericalSVT:
             values[:, i] = np.where(active & above, released, 0.0)
             count += active & above
         return np.concatenate([codes, values], axis=1)
+
+    def log_density(self, x: np.ndarray, out: np.ndarray) -> np.ndarray:
+        """Exact log density of each output row on ``x``: the pattern's probability (integral over η1) times the
+        fresh release noise's density at each ⊤ (:func:`algorithms.classic.sparse_vector_law.sparse_vector_log_density`)."""
+        return sparse_vector_log_density(as_queries(x), out, threshold=float(self.threshold),
+                                         threshold_scale=self.threshold_scale, query_scale=self.query_scale,
+                                         cutoff=int(self.cutoff), output_values=True, value_scale=self.value_scale)
 
     def true_epsilon(self) -> float:
         """The proved bound ε (ShadowDP); an upper bound, tightness not in closed form."""

@@ -13,8 +13,8 @@ Theorem 2 of the paper proves ε-DP for queries of sensitivity Δ with ℓ∞ ne
 move by Δ). Catalogue row #7 of anchors-auditing.md §4.1 (StatDP / DP-Sniper ``SVT1``).
 True ε = ε: the proved bound is returned by :meth:`SparseVector.true_epsilon`. For c = 1 it is
 approached (not attained): on ``x = (0, …, 0, 1)`` vs ``x' = (1, …, 1, 0)`` the output ``(⊥, …, ⊥, ⊤)``
-has log-probability ratio 0.0984 with 10 queries and 0.09999 with 20 (numerical integration over ρ,
-tests/test_classic_mechanisms.py). DP-Sniper's empirical lower bound at ε = 0.1 is 0.0858.
+has log-probability ratio 0.0982 with 10 queries and 0.09999 with 20 (numerical integration over ρ,
+tests/test_sparse_vector_law.py). DP-Sniper's empirical lower bound at ε = 0.1 is 0.0858.
 
 Output encoding (all SVT variants): int8 array ``(n, len(x))`` with 1 = ⊤, 0 = ⊥, −1 = not answered
 (after the abort). :func:`run_sparse_vector` is the one engine behind this class and the broken
@@ -30,6 +30,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from algorithms.classic._validation import as_finite_vector, check_epsilon, check_finite, check_n, check_positive_int
+from algorithms.classic.sparse_vector_law import sparse_vector_log_density
 from algorithms.noise import NoiseSource
 
 __all__ = ["SparseVector", "SparseVectorBase", "run_sparse_vector", "as_queries", "ABOVE", "BELOW", "NOT_ANSWERED",
@@ -161,6 +162,14 @@ class SparseVectorBase:
             cutoff=self.cutoff_or_none,
             output_values=self.output_values,
         )
+
+    def log_density(self, x: np.ndarray, out: np.ndarray) -> np.ndarray:
+        """Exact log density of each output row on ``x`` (counting measure on the answer patterns, Lebesgue measure
+        on released values), by integration over the threshold noise:
+        :func:`algorithms.classic.sparse_vector_law.sparse_vector_log_density`."""
+        return sparse_vector_log_density(as_queries(x), out, threshold=float(self.threshold),
+                                         threshold_scale=self.threshold_scale, query_scale=self.query_scale,
+                                         cutoff=self.cutoff_or_none, output_values=self.output_values)
 
 
 @dataclass(frozen=True)

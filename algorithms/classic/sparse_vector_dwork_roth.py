@@ -17,7 +17,7 @@ IEEE S&P 2021, §6: ε = 0.1, c = 1, T = 1, 10 queries); anchors-auditing.md §4
 True ε: at most ε (:meth:`SparseVectorDworkRoth.true_epsilon` returns the proved bound; tightness not in closed
 form).  With c = 1 the fresh threshold is never used and the law is that of Lyu Algorithm 1
 (:class:`algorithms.classic.sparse_vector.SparseVector`, ρ ~ Lap(2/ε), ν ~ Lap(4/ε)), whose loss on 10 queries
-approaches but does not reach ε (0.0984 at ε = 0.1 on the worst pattern, see that module); DP-Sniper's 90 % lower
+approaches but does not reach ε (0.0982 at ε = 0.1 on the worst pattern, see that module); DP-Sniper's 90 % lower
 bound for SVT2 is 0.0859 (logistic regression) / 0.0853 (MLP), StatDP's 0.032--0.041.  With c ≥ 2 the threshold
 noise is c times wider than Algorithm 1's, and each segment between two ⊤ has its own threshold.
 
