@@ -33,7 +33,7 @@ from scipy import stats
 from dpverify.atoms import row_hashes
 
 __all__ = ["CellPartition", "CellSetEvent", "ProductRatioScore", "fit_cells", "fit_product_ratio",
-           "split_columns"]
+           "split_columns", "tail_ranks"]
 
 #: a column with at most this many distinct values in the probe is part of the discrete part
 DISCRETE_VALUES = 16
@@ -44,6 +44,10 @@ PER_BIN = 200
 RATIO_BINS = 16
 TEST_BINS = 4
 RATIO_PVALUE = 1e-3
+#: Growth factor of :func:`tail_ranks`.
+TAIL_STEP = 1.3
+#: Cells of the conditional partition reach into both tails of a group down to this many selection-half points.
+TAIL_CELL = 16
 
 
 def _finite(v: NDArray) -> NDArray[np.float64]:
@@ -95,10 +99,15 @@ class CellPartition:
         found = (idx < len(keys)) & (keys[idx_c] == h) if len(keys) else np.zeros(len(h), dtype=bool)
         return np.where(found, idx_c, len(keys)).astype(np.intp)
 
+    def offsets(self) -> NDArray[np.int64]:
+        """First cell of every group (and the number of cells last): group ``k`` has the cells
+        ``offsets[k]..offsets[k+1]-1``, in the order of its continuous value."""
+        return np.cumsum([0] + [len(e) + 1 for e in self.edges]).astype(np.int64)
+
     def cells(self, rows: NDArray) -> NDArray[np.intp]:
         g = self.group_of(rows)
         f = self.feature(rows)
-        offsets = np.cumsum([0] + [len(e) + 1 for e in self.edges])
+        offsets = self.offsets()
         out = np.empty(len(rows), dtype=np.intp)
         for k, e in enumerate(self.edges):
             m = g == k
@@ -135,8 +144,21 @@ class CellSetEvent:
         return np.isin(self.partition.cells(np.asarray(out)), np.asarray(self.cells, dtype=np.intp))
 
 
+def tail_ranks(n: int, step: float = TAIL_STEP, first: int = 1) -> NDArray[np.int64]:
+    """Ranks ``first − 1, ⌊first·step⌋ − 1, ⌊first·step²⌋ − 1, …`` from the bottom of ``n`` sorted values up to the
+    middle: the order statistics that reach into a tail where evenly spaced quantiles have none (about 45 per tail
+    at 10^5 values with the defaults)."""
+    m = n // 2
+    if m < first:
+        return np.zeros(0, dtype=np.int64)
+    count = int(math.log(m / first) / math.log(step)) + 2
+    return np.unique(np.minimum(np.floor(first * step ** np.arange(count)).astype(np.int64) - 1, m - 1))
+
+
 def _edges(values_sorted: NDArray[np.float64], bins: int) -> tuple[float, ...]:
-    """Quantile edges of the continuous part and both sides of every point mass (values seen twice or more)."""
+    """Quantile edges of the continuous part, tail edges at geometric ranks from both ends down to
+    :data:`TAIL_CELL` points (the level sets of a loss that grows in a tail -- SVT releasing its noisy value -- lie
+    far below the quantile spacing), and both sides of every point mass (values seen twice or more)."""
     v = values_sorted[np.isfinite(values_sorted)]
     if len(v) == 0:
         return ()
@@ -144,7 +166,12 @@ def _edges(values_sorted: NDArray[np.float64], bins: int) -> tuple[float, ...]:
     atoms = uniq[counts >= max(2, len(v) // 1000)]
     single = v[~np.isin(v, atoms)]
     qs = np.quantile(single, np.linspace(0, 1, bins + 1)[1:-1]) if len(single) and bins > 1 else np.zeros(0)
-    e = np.concatenate([qs, atoms, np.nextafter(atoms, np.inf)])
+    tails = np.zeros(0)
+    if len(single) and bins > 1:
+        s = np.sort(single)
+        r = tail_ranks(len(s) // bins, first=TAIL_CELL)            # inside the outermost quantile bins only
+        tails = np.concatenate([s[r + 1], s[len(s) - 2 - r]]) if len(r) else tails
+    e = np.concatenate([qs, tails, atoms, np.nextafter(atoms, np.inf)])
     return tuple(float(t) for t in np.unique(e))
 
 

@@ -38,7 +38,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from dpverify.atoms import HashSetEvent, repeated_hashes
-from dpverify.cells import CellSetEvent, ProductRatioScore, fit_cells, fit_product_ratio
+from dpverify.cells import CellSetEvent, ProductRatioScore, fit_cells, fit_product_ratio, tail_ranks
 from dpverify.stats import epsilon_lower_bound, wilson_lower, wilson_upper
 from dpverify.sampling import single_threaded_libraries
 
@@ -200,15 +200,19 @@ def _fmt(x: float) -> str:
 
 @dataclass(frozen=True)
 class IntervalEvent:
-    """``{low <= feature(o) <= high}`` (either end may be infinite)."""
+    """``{low <= feature(o) <= high}`` (either end may be infinite), or with ``outside`` its complement among the
+    non-NaN values, ``{feature(o) < low or feature(o) > high}`` (two-sided tails)."""
 
     feature: Feature
     low: float
     high: float
+    outside: bool = False
 
     @property
     def description(self) -> str:
         f = self.feature.name
+        if self.outside:
+            return f"{f} < {_fmt(self.low)} or {f} > {_fmt(self.high)}"
         if self.low == -math.inf:
             return f"{f} ≤ {_fmt(self.high)}"
         if self.high == math.inf:
@@ -217,6 +221,8 @@ class IntervalEvent:
 
     def contains(self, out: NDArray) -> NDArray[np.bool_]:
         v = self.feature(out)
+        if self.outside:
+            return (v < self.low) | (v > self.high)          # NaN is in neither tail
         return (v >= self.low) & (v <= self.high)
 
 
@@ -499,6 +505,15 @@ def _grid(values_sorted: NDArray[np.float64], size: int, uniq: NDArray[np.float6
     return np.unique(values_sorted[idx])
 
 
+def _tail_grids(values_sorted: NDArray[np.float64]) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """The lower and the upper tail thresholds of :func:`tail_ranks` (for two-sided tail events): order statistics
+    at geometrically growing ranks from each end, reaching level sets whose probabilities are far below the
+    spacing of the quantile grids."""
+    n = len(values_sorted)
+    tail = tail_ranks(n)
+    return np.unique(values_sorted[tail]), np.unique(values_sorted[n - 1 - tail])
+
+
 def _le(s: NDArray, t: NDArray) -> NDArray:
     return np.searchsorted(s, t, "right")
 
@@ -548,6 +563,7 @@ def _scalar_feature(feature: Feature, halves: tuple[NDArray, NDArray, NDArray, N
         lo, hi = g[ia], g[ib]
         search.family(_in(a0, lo, hi), _in(a1, lo, hi), counter(lambda v, i: (v >= lo[i]) & (v <= hi[i])),
                       lambda i: IntervalEvent(feature, float(lo[i]), float(hi[i])), f"{name}:interval", fam)
+    _two_sided_tails(feature, pooled, a0, a1, counter, search, fam)
     if 0 < len(atoms) <= 10_000:
         search.family(_in(a0, atoms, atoms), _in(a1, atoms, atoms), counter(lambda v, i: v == atoms[i]),
                       lambda i: ValueSetEvent(feature, (float(atoms[i]),)), f"{name}:atom",
@@ -555,8 +571,32 @@ def _scalar_feature(feature: Feature, halves: tuple[NDArray, NDArray, NDArray, N
                       # continuous feature get the point-mass slot; the values of a discrete one (argmax) do not
 
 
+def _two_sided_tails(feature: Feature, pooled: NDArray, a0: NDArray, a1: NDArray, counter: Callable, search: _Search,
+                     fam: str) -> None:
+    """Events ``{feature < low or feature > high}`` with both ends in the tails (:func:`_tail_grids`): the level
+    sets of a loss that grows in both directions (two laws of different spread around one centre), which a
+    one-sided tail catches with half its probability."""
+    lows, highs = _tail_grids(pooled)
+    if len(pooled) < 4 or len(lows) == 0 or len(highs) == 0:
+        return
+    il, ih = np.meshgrid(np.arange(len(lows)), np.arange(len(highs)), indexing="ij")
+    lo, hi = lows[il.ravel()], highs[ih.ravel()]
+    keep = lo < hi
+    lo, hi = lo[keep], hi[keep]
+    if len(lo) == 0:
+        return
+
+    def outside(a: NDArray) -> NDArray:
+        return _nan_start(a) - _in(a, lo, hi)
+
+    search.family(outside(a0), outside(a1), counter(lambda v, i: (v < lo[i]) | (v > hi[i])),
+                  lambda i: IntervalEvent(feature, float(lo[i]), float(hi[i]), outside=True), f"{feature.name}:outside",
+                  fam)
+
+
 def _prefix_unions(codes: tuple[NDArray, NDArray, NDArray, NDArray], m: int, search: _Search,
-                   make: Callable[[NDArray], Event], group: str, family: str, honest: bool = False) -> None:
+                   make: Callable[[NDArray], Event], group: str, family: str, honest: bool = False,
+                   log_ratio: Callable[[NDArray, NDArray], NDArray] | None = None) -> None:
     """Prefix unions of ``m`` outcomes (codes ``0..m-1`` of the four halves' rows) ordered by likelihood ratio.
 
     The order is estimated on the selection half.  By default the prefix length is chosen on the scoring half (a
@@ -565,12 +605,14 @@ def _prefix_unions(codes: tuple[NDArray, NDArray, NDArray, NDArray], m: int, sea
     ``honest``, for families of hundreds of cells where that choice is no longer small, the length is chosen on
     the selection half too and the scoring half only scores the chosen union, so that finalists are ranked
     across families on counts that played no part in choosing them.  ``make(sorted outcome codes)`` builds the
-    event.
+    event.  ``log_ratio(an, ad)``: the estimated log likelihood ratio of each outcome from its selection-half
+    counts that orders them (default: the smoothed ratio ``(an + 0.5) / (ad + 0.5)`` of each outcome alone).
     """
     c = [np.bincount(k, minlength=m) for k in codes]
     search.scored += 2 * m
     for direction, (an, ad, bn, bd) in enumerate(((c[0], c[1], c[2], c[3]), (c[1], c[0], c[3], c[2]))):
-        order = np.argsort(-(an + 0.5) / (ad + 0.5), kind="stable")
+        key = np.log((an + 0.5) / (ad + 0.5)) if log_ratio is None else log_ratio(an, ad)
+        order = np.argsort(-key, kind="stable")
         kn, kd = np.cumsum(bn[order]), np.cumsum(bd[order])
         if honest:
             i = int(np.argmax(search.select(np.cumsum(an[order]), np.cumsum(ad[order]))))
@@ -606,8 +648,40 @@ def _cell_unions(halves: tuple[NDArray, NDArray, NDArray, NDArray], search: _Sea
     if part is None or part.n_cells < 2:
         return
     codes = tuple(part.cells(h) for h in halves)
-    _prefix_unions(codes, part.n_cells, search, lambda idx: CellSetEvent(part, tuple(int(c) for c in idx)),
-                   "cells", "cells", honest=True)
+
+    def make(idx: NDArray) -> Event:
+        return CellSetEvent(part, tuple(int(c) for c in idx))
+
+    _prefix_unions(codes, part.n_cells, search, make, "cells", "cells", honest=True)
+    offsets = part.offsets()
+    _prefix_unions(codes, part.n_cells, search, make, "cells-monotone", "cells", honest=True,
+                   log_ratio=lambda an, ad: monotone_log_ratio(an, ad, offsets))
+
+
+def monotone_log_ratio(an: NDArray, ad: NDArray, offsets: NDArray) -> NDArray[np.float64]:
+    """The cells' log likelihood ratios ``ln((an + 0.5)/(ad + 0.5))`` smoothed by a weighted isotonic regression
+    along the continuous value within each group (cells ``offsets[k]..offsets[k+1]-1``), increasing or decreasing,
+    whichever fits better (weights ``an + ad + 1``).
+
+    The privacy loss of a mixed output is often monotone in its continuous part within each discrete value (SVT
+    releasing its noisy value, noisy max releasing the maximum, a Laplace tail): its level sets are then "discrete
+    part = j and value ≤ t_j" (or ``≥``).  With hundreds of cells the raw ratios of small tail cells are mostly
+    noise and their prefix unions start with lucky cells; pooling adjacent cells (Robertson, Wright & Dykstra's
+    pool-adjacent-violators, :func:`sklearn.isotonic.isotonic_regression`) orders whole runs of cells instead."""
+    from sklearn.isotonic import isotonic_regression
+
+    y = np.log((an + 0.5) / (ad + 0.5))
+    w = (an + ad + 1.0).astype(np.float64)
+    out = np.empty_like(y)
+    for k in range(len(offsets) - 1):
+        sl = slice(int(offsets[k]), int(offsets[k + 1]))
+        if sl.stop - sl.start < 2:
+            out[sl] = y[sl]
+            continue
+        fits = [isotonic_regression(y[sl], sample_weight=w[sl], increasing=inc) for inc in (True, False)]
+        err = [float(np.sum(w[sl] * (y[sl] - f) ** 2)) for f in fits]
+        out[sl] = fits[int(np.argmin(err))]
+    return out
 
 
 def atom_candidates(h0: NDArray[np.uint64], h1: NDArray[np.uint64], n_test: int, z: float, delta: float,
