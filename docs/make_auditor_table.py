@@ -38,7 +38,7 @@ from algorithms.hard.rare_leak import ClippedLaplace, RoundedLaplace  # noqa: E4
 from algorithms.hard.subsampling import SubsampledLaplaceCount  # noqa: E402
 from dpverify.calibration import CalibrationCase, false_alarm_rate  # noqa: E402
 from dpverify.errors import InputError  # noqa: E402
-from dpverify.oracle import OracleBound, oracle_bound  # noqa: E402
+from dpverify.oracle import MIN_ORACLE_SAMPLES, OracleBound, default_oracle_samples, oracle_bound  # noqa: E402
 from dpverify.suite import Entry, build_mechanism, build_pairs, entry_seed, load_suite, run_entry  # noqa: E402
 
 DOC = ROOT / "docs" / "auditor.md"
@@ -84,6 +84,11 @@ def true_epsilon(entry: Entry) -> float | None:
         return None
 
 
+#: Monte-Carlo oracle draws per entry, over all its pairs and directions (at least MIN_ORACLE_SAMPLES per pair and
+#: direction).
+ORACLE_ROWS: int = 60_000_000
+
+
 def oracle_for_entry(entry: Entry, mode: str, run_seed: int = 0) -> OracleBound | None:
     """The oracle bound of a suite entry (``dpverify.oracle``) at the test budget of ``mode``, the entry's level and
     δ, on the very pairs its audit used (built with the entry's seed under ``run_seed``); ``None`` where there is
@@ -95,7 +100,11 @@ def oracle_for_entry(entry: Entry, mode: str, run_seed: int = 0) -> OracleBound 
         mech = build_mechanism(entry)
         pairs = build_pairs(entry, entry_seed(run_seed, entry.suite, entry.id))
         alpha = entry.alpha if entry.alpha is not None else 0.05
-        return oracle_bound(mech, pairs, entry.budget(mode).samples, alpha=alpha, delta=entry.claim.delta, seed=0)
+        samples = entry.budget(mode).samples
+        # Monte-Carlo laws: at most ORACLE_ROWS draws over all pairs and directions (13-pair SVT entries would
+        # otherwise draw 5·10^8 rows); exact laws ignore it
+        per = min(default_oracle_samples(samples), max(MIN_ORACLE_SAMPLES, ORACLE_ROWS // (2 * len(pairs))))
+        return oracle_bound(mech, pairs, samples, alpha=alpha, delta=entry.claim.delta, seed=0, oracle_samples=per)
     except InputError:
         return None
     except Exception as exc:  # noqa: BLE001 -- a law that fails must not stop the table; say so

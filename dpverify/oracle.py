@@ -33,6 +33,10 @@ Laws
     exponential mechanism, truncated geometric, report-noisy-max, ...).  **Exact**: outcomes are sorted by ``L`` and
     ``p_num``, ``p_den`` are cumulative sums over the tie classes.  A ``pmf`` that raises ``NotImplementedError``
     (a twin that inherits it but releases values) is no law.
+``support(x)`` with ``log_density(x, out)``
+    a finite array of every output row the mechanism can return (the same on every input of the audit; SVT's
+    answer patterns): the pmf over those rows is ``exp(log_density(x, support))``, and the oracle is **exact** as
+    for ``pmf``.  A ``support`` that raises ``NotImplementedError`` (a variant that releases values) is skipped.
 ``log_density(x, out)``
     the log density of each output row (``out`` is what the sampler returns, first axis the rows) under ``x`` with
     respect to one dominating measure common to every input -- counting measure for discrete outputs, Lebesgue
@@ -146,7 +150,8 @@ class Law(NamedTuple):
     """The output law of a mechanism, as :func:`law_of` found it.
 
     ``kind``: ``"pmf"`` (``function(x)`` is a pmf over outcome codes) or ``"density"`` (``function(x, out)`` is a
-    log density per output row); ``source``: ``"pmf"``, ``"log_density"`` or ``"noise-step"``.
+    log density per output row); ``source``: ``"pmf"``, ``"support"`` (a pmf over the rows of the mechanism's
+    ``support(x)``, indexed ``0..m-1`` in that order), ``"log_density"`` or ``"noise-step"``.
     """
 
     kind: str
@@ -260,6 +265,14 @@ def law_of(mechanism: Any, x: Any = None) -> Law | None:
             pass
     log_density = getattr(mechanism, "log_density", None)
     if callable(log_density) and not _is_stale(mechanism, "log_density"):
+        support = getattr(mechanism, "support", None)
+        if x is not None and callable(support) and not _is_stale(mechanism, "support"):
+            try:
+                rows = np.asarray(support(x))
+            except NotImplementedError:   # a variant whose outputs are not a finite set (released values)
+                rows = None
+            if rows is not None:
+                return Law("pmf", lambda z: np.exp(np.asarray(log_density(z, rows), dtype=np.float64)), "support")
         return Law("density", log_density, "log_density")
     law = _one_step_law(mechanism)
     if law is None:

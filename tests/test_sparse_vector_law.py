@@ -19,7 +19,7 @@ from algorithms.broken.svt_outputs_value import SVTOutputsValue
 from algorithms.broken.svt_unscaled_query_noise import SVTUnscaledQueryNoise
 from algorithms.classic.numerical_svt import NumericalSVT
 from algorithms.classic.sparse_vector import SparseVector
-from algorithms.classic.sparse_vector_law import laplace_log_cdf, laplace_log_sf
+from algorithms.classic.sparse_vector_law import answer_patterns, laplace_log_cdf, laplace_log_sf
 from dpverify.oracle import law_of, level_set_bound, oracle_bound
 
 K = 10
@@ -148,9 +148,19 @@ def test_svt34_parallel_density_is_the_sum_of_its_parts():
 
 
 def test_svt_laws_are_found_by_the_oracle():
-    for mech in (SparseVector(0.1, 1.0), SVTOutputsValue(0.1, 1.0), NumericalSVT(0.1, 1.0), SVT34Parallel(0.1, 1.0)):
+    """Answer patterns only: an exact pmf over the listed support; released values: a density (Monte Carlo)."""
+    assert law_of(SparseVector(0.1, 1.0), np.ones(3)).source == "support"
+    for mech in (SVTOutputsValue(0.1, 1.0), NumericalSVT(0.1, 1.0), SVT34Parallel(0.1, 1.0)):
         law = law_of(mech, np.ones(3))
         assert law is not None and law.source == "log_density"
+
+
+def test_answer_patterns_are_the_consistent_ones():
+    assert len(answer_patterns(10, 1)) == 11
+    assert len(answer_patterns(10, 2)) == 1 + 10 + 45      # at most one ⊤, or exactly two with the rest unanswered
+    assert len(answer_patterns(10, None)) == 2 ** 10
+    with pytest.raises(ValueError, match="answer patterns"):
+        answer_patterns(30, None, limit=1000)
 
 
 def test_oracle_of_alg1_matches_exact_pattern_enumeration():
@@ -163,5 +173,15 @@ def test_oracle_of_alg1_matches_exact_pattern_enumeration():
         pn, pd = np.exp(m.log_density(xn, pats)), np.exp(m.log_density(xd, pats))
         o = np.argsort(-(np.log(pn) - np.log(pd)))
         best = max(best, level_set_bound(np.cumsum(pn[o]), np.cumsum(pd[o]), 100_000, 0.05)[0])
-    mc = oracle_bound(m, [(x0, x1)], 100_000, alpha=0.05, oracle_samples=400_000, seed=1)
-    assert abs(mc.bound - best) < 0.02
+    exact = oracle_bound(m, [(x0, x1)], 100_000, alpha=0.05)
+    assert exact.method == "exact" and abs(exact.bound - best) < 1e-9
+
+    class DensityOnly:                                  # the same law without its support: Monte Carlo
+        def __call__(self, x, n, rng):
+            return m(x, n, rng)
+
+        def log_density(self, x, out):
+            return m.log_density(x, out)
+
+    mc = oracle_bound(DensityOnly(), [(x0, x1)], 100_000, alpha=0.05, oracle_samples=400_000, seed=1)
+    assert mc.method == "monte-carlo" and abs(mc.bound - best) < 0.02

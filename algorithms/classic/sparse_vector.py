@@ -30,7 +30,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from algorithms.classic._validation import as_finite_vector, check_epsilon, check_finite, check_n, check_positive_int
-from algorithms.classic.sparse_vector_law import sparse_vector_log_density
+from algorithms.classic.sparse_vector_law import answer_patterns, sparse_vector_log_density
 from algorithms.noise import NoiseSource
 
 __all__ = ["SparseVector", "SparseVectorBase", "run_sparse_vector", "as_queries", "ABOVE", "BELOW", "NOT_ANSWERED",
@@ -162,6 +162,16 @@ class SparseVectorBase:
             cutoff=self.cutoff_or_none,
             output_values=self.output_values,
         )
+
+    def support(self, x: np.ndarray) -> np.ndarray:
+        """Every output row the variant can return on ``len(x)`` queries (its answer patterns), for an exact oracle;
+        ``NotImplementedError`` when it releases values or has too many patterns to list."""
+        if self.output_values:
+            raise NotImplementedError("the variant releases noisy values: its outputs are not a finite set")
+        try:
+            return answer_patterns(as_queries(x).shape[0], self.cutoff_or_none)
+        except ValueError as exc:
+            raise NotImplementedError(str(exc)) from None
 
     def log_density(self, x: np.ndarray, out: np.ndarray) -> np.ndarray:
         """Exact log density of each output row on ``x`` (counting measure on the answer patterns, Lebesgue measure

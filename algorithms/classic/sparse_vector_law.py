@@ -32,12 +32,13 @@ This is the law the oracle bound of ``dpverify.oracle`` reads through ``log_dens
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
 from numpy.typing import NDArray
 
-__all__ = ["sparse_vector_log_density", "laplace_log_cdf", "laplace_log_sf", "GRID_POINTS"]
+__all__ = ["sparse_vector_log_density", "answer_patterns", "laplace_log_cdf", "laplace_log_sf", "GRID_POINTS"]
 
 #: Points of the integration grid over the threshold noise.
 GRID_POINTS: int = 200_001
@@ -76,6 +77,27 @@ def _consistent(pattern: NDArray, cutoff: int | None) -> bool:
     # query i is answered iff fewer than `cutoff` ⊤ came before it
     before = np.concatenate([[0], tops[:-1]])
     return bool(np.array_equal(answered, before < cutoff))
+
+
+def answer_patterns(k: int, cutoff: int | None, limit: int = 100_000) -> NDArray[np.int8]:
+    """Every answer pattern an SVT run on ``k`` queries can produce (⊤ = 1, ⊥ = 0, −1 = not answered after the
+    ``cutoff``-th ⊤; no −1 without a cutoff), as int8 rows.  Raises ``ValueError`` beyond ``limit`` patterns."""
+    rows: list[list[int]] = []
+
+    def extend(prefix: list[int], tops: int) -> None:
+        if len(rows) > limit:
+            raise ValueError(f"more than {limit} answer patterns")
+        if len(prefix) == k:
+            rows.append(prefix)
+            return
+        if cutoff is not None and tops >= cutoff:
+            rows.append(prefix + [NOT_ANSWERED] * (k - len(prefix)))
+            return
+        extend(prefix + [BELOW], tops)
+        extend(prefix + [ABOVE], tops + 1)
+
+    extend([], 0)
+    return np.array(rows, dtype=np.int8).reshape(len(rows), k)
 
 
 def _unique_patterns(codes: NDArray) -> tuple[NDArray[np.int64], NDArray[np.intp]]:
@@ -160,27 +182,22 @@ def sparse_vector_log_density(
     patterns, inverse = _unique_patterns(codes)
     if query_scale is None:
         return _no_query_noise(q, patterns, inverse, values, ok_rows, threshold, threshold_scale, cutoff, result)
-    r = _grid(q, threshold, (threshold_scale, query_scale))
-    log_rho = _laplace_log_pdf(r, threshold_scale)
     for j, pattern in enumerate(patterns):
         rows = np.flatnonzero((inverse == j) & ok_rows)
         if rows.size == 0 or not _consistent(pattern, cutoff):
             continue
-        above, below = pattern == ABOVE, pattern == BELOW
-        log_f = log_rho.copy()
-        for i in np.flatnonzero(below):
-            log_f += laplace_log_cdf(threshold + r - q[i], query_scale)
+        above = pattern == ABOVE
         if values is not None and value_scale is None and above.any():
             # Alg. 3: the released values pin ν_i and bound r by min_⊤ v_i − T
             v = values[np.ix_(rows, np.flatnonzero(above))]
-            log_cum = _log_trapezoid_cumulative(log_f, r)
+            r, log_cum = _pattern_integral(tuple(q), tuple(int(a) for a in pattern), float(threshold),
+                                           float(threshold_scale), float(query_scale), False)
             dens = _interp_log_cumulative(v.min(axis=1) - threshold, r, log_cum)
             dens += _laplace_log_pdf(v - q[above], query_scale).sum(axis=1)
             result[rows] = dens
             continue
-        for i in np.flatnonzero(above):
-            log_f += laplace_log_sf(threshold + r - q[i], query_scale)
-        total = _log_trapezoid_cumulative(log_f, r)[-1]
+        total = float(_pattern_integral(tuple(q), tuple(int(a) for a in pattern), float(threshold),
+                                        float(threshold_scale), float(query_scale), True)[1][-1])
         if values is not None and above.any():
             v = values[np.ix_(rows, np.flatnonzero(above))]
             scale = query_scale if value_scale is None else value_scale
@@ -188,6 +205,22 @@ def sparse_vector_log_density(
         else:
             result[rows] = total
     return result
+
+
+@functools.lru_cache(maxsize=128)
+def _pattern_integral(q: tuple[float, ...], pattern: tuple[int, ...], threshold: float, threshold_scale: float,
+                      query_scale: float, with_tops: bool) -> tuple[NDArray, NDArray]:
+    """The grid ``r`` and ``ln ∫_{r_0}^{r_j} f_ρ Π_⊥ F_ν(T + r − q_i) [Π_⊤ (1 − F_ν(T + r − q_i))] dr`` on it (the ⊤
+    factors with ``with_tops``), cached: an audit's oracle evaluates the same few patterns batch after batch."""
+    qa = np.asarray(q)
+    r = _grid(qa, threshold, (threshold_scale, query_scale))
+    log_f = _laplace_log_pdf(r, threshold_scale)
+    for i, a in enumerate(pattern):
+        if a == BELOW:
+            log_f += laplace_log_cdf(threshold + r - qa[i], query_scale)
+        elif a == ABOVE and with_tops:
+            log_f += laplace_log_sf(threshold + r - qa[i], query_scale)
+    return r, _log_trapezoid_cumulative(log_f, r)
 
 
 def _no_query_noise(q: NDArray, patterns: NDArray, inverse: NDArray, values: NDArray | None, ok_rows: NDArray,
