@@ -200,8 +200,8 @@ def _fmt(x: float) -> str:
 
 @dataclass(frozen=True)
 class IntervalEvent:
-    """``{low <= feature(o) <= high}`` (either end may be infinite), or with ``outside`` its complement among the
-    non-NaN values, ``{feature(o) < low or feature(o) > high}`` (two-sided tails)."""
+    """``{low <= feature(o) <= high}`` (either end may be infinite), or with ``outside`` its complement,
+    ``{feature(o) < low or feature(o) > high}`` (two-sided tails)."""
 
     feature: Feature
     low: float
@@ -222,7 +222,7 @@ class IntervalEvent:
     def contains(self, out: NDArray) -> NDArray[np.bool_]:
         v = self.feature(out)
         if self.outside:
-            return (v < self.low) | (v > self.high)          # NaN is in neither tail
+            return (v < self.low) | (v > self.high)          # features map NaN to +inf, as for "≥"
         return (v >= self.low) & (v <= self.high)
 
 

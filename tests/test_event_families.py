@@ -93,3 +93,47 @@ def test_cells_group_by_discrete_part_and_isolate_point_masses():
     ev = CellSetEvent(part, (int(cells[0]),))
     assert ev.contains(rows).sum() == (cells == cells[0]).sum()
     assert "discrete part" in ev.description
+
+
+# ------------------------------------------------------------------- two-sided tails and monotone cells
+def scale_leak(x, n, rng, epsilon=0.1):
+    """A mean whose Laplace scale depends on the (private) count: under add/remove the two laws have one centre
+    and different spreads, so the loss grows in both tails (true ε = ∞); its level sets are two-sided tails."""
+    return 0.5 + rng.laplace(0.0, 1.0 / (len(np.atleast_1d(x)) * epsilon), size=n)
+
+
+def test_two_sided_tail_events_count_both_ends():
+    from dpverify.events import IntervalEvent, Identity, search_events
+    from dpverify.stats import normal_quantile
+
+    ev = IntervalEvent(Identity(), -1.0, 2.0, outside=True)
+    v = np.array([-3.0, -1.0, 0.0, 2.0, 2.5, np.nan])
+    assert ev.contains(v).tolist() == [True, False, False, False, True, True]   # NaN is +inf to every feature
+    assert ev.description == "out < -1 or out > 2"
+    rng = np.random.default_rng(0)
+    o0, o1 = scale_leak(np.zeros(3), 400_000, rng), scale_leak(np.zeros(4), 400_000, rng)
+    cands, _, _ = search_events(o0, o1, n_test=2_000_000, z=normal_quantile(0.05 / 6), delta=0.0, rng=rng)
+    outside = [c for c in cands if isinstance(c.event, IntervalEvent) and c.event.outside and c.direction == 0]
+    assert outside, "the two-sided tail family proposes an event"
+    c = outside[0]
+    assert c.event.low < 0.5 < c.event.high and c.count_num > c.count_den   # wider law: more mass in both tails
+
+
+def test_scale_leak_is_flagged_with_the_two_sided_family():
+    """Power at a fixed seed (true ε = ∞; the claim 0.1 is exceeded by a factor > 10 on these pairs)."""
+    pairs = [(np.zeros(3), np.zeros(4))]
+    r = dpverify.audit(scale_leak, pairs, epsilon=0.1, samples=1_000_000, search_samples=400_000, seed=3)
+    assert r.violation and r.epsilon_lower_bound > 1.5
+
+
+def test_monotone_log_ratio_pools_adjacent_cells_within_each_group():
+    from dpverify.events import monotone_log_ratio
+
+    an = np.array([50, 40, 41, 20, 5, 1, 9, 10, 20])      # group 0: cells 0..4, group 1: cells 5..8
+    ad = np.array([10, 20, 19, 20, 20, 9, 9, 5, 5])
+    fit = monotone_log_ratio(an, ad, np.array([0, 5, 9]))
+    assert np.all(np.diff(fit[:5]) <= 1e-12)               # group 0 decreasing
+    assert np.all(np.diff(fit[5:]) >= -1e-12)              # group 1 increasing
+    assert fit[1] == fit[2]                                # a violation of monotonicity is pooled
+    raw = np.log((an + 0.5) / (ad + 0.5))
+    assert fit[0] == pytest.approx(raw[0]) and fit[8] == pytest.approx(raw[8])
