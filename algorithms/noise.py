@@ -2,7 +2,7 @@
 
 Mechanisms written against :class:`NoiseSource` expose, at every randomised step, the exact quantity the
 noise protects, the noise scale and the sensitivity that scale is calibrated for.  That is the hook a
-verifier needs for *frozen-noise replay* (``dpverify.replay``): run the mechanism on ``D`` and on a neighbour
+verifier needs for *frozen-noise replay* (``dpverify.code_checks.replay``): run the mechanism on ``D`` and on a neighbour
 ``D'`` with the same draws, and compare the protected quantities step by step against the declared
 sensitivities -- a sensitivity bug then shows up deterministically, without any statistics.
 

@@ -280,7 +280,7 @@ def top_functions(prof: cProfile.Profile, k: int) -> dict[str, Any]:
 
 def bench_batched(budget: Budget, seed: int) -> dict[str, Any]:
     """Goal 2: trees per second on K5, batched (1 and 2 cores) and one-shot loops."""
-    from dpverify.sampling import Task, WorkerPool
+    from dpverify.execution.sampling import Task, WorkerPool
 
     r: dict[str, Any] = {}
     k5 = WeightedGraph.complete(5, np.random.default_rng(np.random.SeedSequence([seed, 3])).uniform(0.0, 10.0, 10))
@@ -311,7 +311,7 @@ def bench_batched(budget: Budget, seed: int) -> dict[str, Any]:
     r["rate_2"] = r["total_2"] / r["batched_2"]
     r["inside_2"] = max(x[2] for x in res)
 
-    # the audit path: dpverify.sampling splits the same total into seeded batches of AUDIT_BATCH trees;
+    # the audit path: dpverify.execution.sampling splits the same total into seeded batches of AUDIT_BATCH trees;
     # outputs are returned to the parent (the search phase of an audit)
     total = WORKERS * n
 
@@ -396,7 +396,7 @@ def report(command: str, budget: Budget, seed: int, one: dict[str, Any], bat: di
     L.append(f"| batched, mechanism call, {WORKERS} workers (`ProcessPoolExecutor`, one seeded batch of {n:,} each) "
              f"| {bat['total_2']:,} | {fmt_time(bat['batched_2'])} (slowest worker inside: "
              f"{fmt_time(bat['inside_2'])}) | {fmt_rate(bat['rate_2'])} |")
-    L.append(f"| batched, audit path (`dpverify.sampling.WorkerPool({WORKERS})`, seeded batches of "
+    L.append(f"| batched, audit path (`dpverify.execution.sampling.WorkerPool({WORKERS})`, seeded batches of "
              f"{AUDIT_BATCH:,}, outputs returned) | {bat['audit_total']:,} | {fmt_time(bat['audit_2'])} "
              f"| {fmt_rate(bat['rate_audit_2'])} |")
     L.append(f"| `pamst_fast` loop, one call per tree, 1 core | {budget.loop_fast:,} | {fmt_time(bat['loop_fast'])} "

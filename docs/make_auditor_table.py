@@ -36,10 +36,10 @@ from algorithms.hard.joint import LaplaceVector  # noqa: E402
 from algorithms.hard.one_hot import OneHotRR  # noqa: E402
 from algorithms.hard.rare_leak import ClippedLaplace, RoundedLaplace  # noqa: E402
 from algorithms.hard.subsampling import SubsampledLaplaceCount  # noqa: E402
-from dpverify.calibration import CalibrationCase, false_alarm_rate  # noqa: E402
+from dpverify.statistical.calibration import CalibrationCase, false_alarm_rate  # noqa: E402
 from dpverify.errors import InputError  # noqa: E402
-from dpverify.oracle import MIN_ORACLE_SAMPLES, OracleBound, default_oracle_samples, oracle_bound  # noqa: E402
-from dpverify.suite import Entry, build_mechanism, build_pairs, entry_seed, load_suite, run_entry  # noqa: E402
+from dpverify.statistical.oracle import MIN_ORACLE_SAMPLES, OracleBound, default_oracle_samples, oracle_bound  # noqa: E402
+from dpverify.suites.suite import Entry, build_mechanism, build_pairs, entry_seed, load_suite, run_entry  # noqa: E402
 
 DOC = ROOT / "docs" / "auditor.md"
 BEGIN, END = "<!-- BEGIN generated -->", "<!-- END generated -->"
@@ -90,7 +90,7 @@ ORACLE_ROWS: int = 60_000_000
 
 
 def oracle_for_entry(entry: Entry, mode: str, run_seed: int = 0) -> OracleBound | None:
-    """The oracle bound of a suite entry (``dpverify.oracle``) at the test budget of ``mode``, the entry's level and
+    """The oracle bound of a suite entry (``dpverify.statistical.oracle``) at the test budget of ``mode``, the entry's level and
     δ, on the very pairs its audit used (built with the entry's seed under ``run_seed``); ``None`` where there is
     none: not a statistical entry, a float-bits entry (the laws are for real arithmetic, not for doubles), or a
     mechanism that exposes no law.  Usable outside this script (e.g. on any loaded suite)."""
@@ -192,7 +192,7 @@ def main() -> None:
         "",
         "Oracle bound: the best bound any event-based audit could certify at the entry's test samples, level "
         "and δ, with the optimal event (a level set of the true privacy loss) known in advance and typical counts "
-        "(`dpverify.oracle`); – where the mechanism exposes no law.",
+        "(`dpverify.statistical.oracle`); – where the mechanism exposes no law.",
         "",
     ] + table + ["### The hard suite (`audits/hard.toml`)", ""] + hard_table
     tight = []

@@ -8,7 +8,7 @@ Runs every entry of the theorem suites (``audits/theorems_*.toml``) with run see
 docs/theorems.md (one section per entry: statement, inputs, verdict, the per-point table and the plot), the
 plots, and the table between ``<!-- BEGIN theorem verdicts -->`` / ``<!-- END theorem verdicts -->`` in
 docs/findings.md (violated first, with the smallest counterexample found).  It also measures the checker itself
-(:func:`dpverify.theorem.verdict_rates`) on a theorem whose probability is known exactly.  Nothing in the
+(:func:`dpverify.theorems.check.verdict_rates`) on a theorem whose probability is known exactly.  Nothing in the
 generated text is typed by hand.
 """
 
@@ -26,9 +26,9 @@ sys.path.insert(0, str(ROOT))
 
 from benchmarks.bench_graph import write_section  # noqa: E402
 from dpverify.jsonsafe import format_number  # noqa: E402
-from dpverify.plots import plot_theorem  # noqa: E402
-from dpverify.suite import EntryOutcome, load_suites, run_suites  # noqa: E402
-from dpverify.theorem import SweepResult, TheoremResult, verdict_rates  # noqa: E402
+from dpverify.reporting.plots import plot_theorem  # noqa: E402
+from dpverify.suites.suite import EntryOutcome, load_suites, run_suites  # noqa: E402
+from dpverify.theorems.check import SweepResult, TheoremResult, verdict_rates  # noqa: E402
 
 DOC = ROOT / "docs" / "theorems.md"
 FINDINGS = ROOT / "docs" / "findings.md"

@@ -15,7 +15,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from algorithms.classic.sparse_vector import SparseVector  # noqa: E402
 from dpverify.neighbours import LInfNeighbours  # noqa: E402
-from dpverify.oracle import oracle_bound  # noqa: E402
+from dpverify.statistical.oracle import oracle_bound  # noqa: E402
 
 
 def dp_sniper_pairs(d: int = 10) -> list[tuple[np.ndarray, np.ndarray]]:

@@ -9,58 +9,43 @@ The black-box audit::
 
 A result without a violation means *no violation detected at this sample budget*, never *is DP*.
 
-A utility theorem, by Monte Carlo (the protocol of a theorem object is in :mod:`dpverify.theorem`)::
+A utility theorem, by Monte Carlo (the protocol of a theorem object is in :mod:`dpverify.theorems.check`)::
 
     result = dpverify.check_theorem(theorem, runs=10_000, seed=0)
     print(result.summary())  # holds / violated / inconclusive, estimate and interval against the bound
 """
 
-import sys
-import types
 from typing import TYPE_CHECKING, Any
 
 # Public names and the module each lives in.  They are imported on first use (PEP 562), so that importing
 # the package -- e.g. pytest loading the dpverify plugin in another project -- does not pull in scipy.
 _EXPORTS: dict[str, str] = {
-    "assert_private": "dpverify.asserts", "assert_theorem": "dpverify.asserts",
-    "audit": "dpverify.audit",
-    "EMCheckResult": "dpverify.em_check", "check_exponential_mechanism": "dpverify.em_check",
+    "assert_private": "dpverify.testing.asserts", "assert_theorem": "dpverify.testing.asserts",
+    "audit": "dpverify.statistical.auditor",
+    "EMCheckResult": "dpverify.exact.em_check", "check_exponential_mechanism": "dpverify.exact.em_check",
     "DPVerifyError": "dpverify.errors", "InputError": "dpverify.errors", "MechanismError": "dpverify.errors",
     "SuiteError": "dpverify.errors",
-    "check_ledger": "dpverify.ledger",
-    "ReplayResult": "dpverify.replay", "frozen_noise_replay": "dpverify.replay",
-    "SequentialResult": "dpverify.sequential", "audit_sequential": "dpverify.sequential",
-    "SensitivityResult": "dpverify.sensitivity", "check_sensitivity": "dpverify.sensitivity",
-    "AuditResult": "dpverify.result", "EventTest": "dpverify.result", "LedgerResult": "dpverify.result",
-    "Witness": "dpverify.result",
-    "SweepResult": "dpverify.theorem", "TheoremResult": "dpverify.theorem", "check_sweep": "dpverify.theorem",
-    "check_theorem": "dpverify.theorem",
+    "check_ledger": "dpverify.code_checks.ledger",
+    "ReplayResult": "dpverify.code_checks.replay", "frozen_noise_replay": "dpverify.code_checks.replay",
+    "SequentialResult": "dpverify.statistical.sequential", "audit_sequential": "dpverify.statistical.sequential",
+    "SensitivityResult": "dpverify.code_checks.sensitivity", "check_sensitivity": "dpverify.code_checks.sensitivity",
+    "AuditResult": "dpverify.statistical.result", "EventTest": "dpverify.statistical.result", "LedgerResult": "dpverify.statistical.result",
+    "Witness": "dpverify.statistical.result",
+    "SweepResult": "dpverify.theorems.check", "TheoremResult": "dpverify.theorems.check", "check_sweep": "dpverify.theorems.check",
+    "check_theorem": "dpverify.theorems.check",
 }
 
 if TYPE_CHECKING:  # static checkers see the eager imports
-    from dpverify.asserts import assert_private, assert_theorem  # noqa: F401
-    from dpverify.audit import audit  # noqa: F401
-    from dpverify.em_check import EMCheckResult, check_exponential_mechanism  # noqa: F401
+    from dpverify.testing.asserts import assert_private, assert_theorem  # noqa: F401
+    from dpverify.statistical.auditor import audit  # noqa: F401
+    from dpverify.exact.em_check import EMCheckResult, check_exponential_mechanism  # noqa: F401
     from dpverify.errors import DPVerifyError, InputError, MechanismError, SuiteError  # noqa: F401
-    from dpverify.ledger import check_ledger  # noqa: F401
-    from dpverify.replay import ReplayResult, frozen_noise_replay  # noqa: F401
-    from dpverify.result import AuditResult, EventTest, LedgerResult, Witness  # noqa: F401
-    from dpverify.sensitivity import SensitivityResult, check_sensitivity  # noqa: F401
-    from dpverify.sequential import SequentialResult, audit_sequential  # noqa: F401
-    from dpverify.theorem import SweepResult, TheoremResult, check_sweep, check_theorem  # noqa: F401
-
-
-class _Package(types.ModuleType):
-    """The package's module type: importing the submodule ``dpverify.audit`` must not rebind the public name
-    ``dpverify.audit`` (the function) to the submodule, as the import system otherwise does."""
-
-    def __setattr__(self, name: str, value: Any) -> None:
-        if name in _EXPORTS and isinstance(value, types.ModuleType):
-            return
-        super().__setattr__(name, value)
-
-
-sys.modules[__name__].__class__ = _Package
+    from dpverify.code_checks.ledger import check_ledger  # noqa: F401
+    from dpverify.code_checks.replay import ReplayResult, frozen_noise_replay  # noqa: F401
+    from dpverify.statistical.result import AuditResult, EventTest, LedgerResult, Witness  # noqa: F401
+    from dpverify.code_checks.sensitivity import SensitivityResult, check_sensitivity  # noqa: F401
+    from dpverify.statistical.sequential import SequentialResult, audit_sequential  # noqa: F401
+    from dpverify.theorems.check import SweepResult, TheoremResult, check_sweep, check_theorem  # noqa: F401
 
 
 def __getattr__(name: str) -> Any:

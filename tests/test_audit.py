@@ -192,7 +192,7 @@ def test_contract_violation_in_worker_process_keeps_message():
 def test_pool_runs_small_calls_here_and_starts_for_large_ones():
     """Where a task runs is a matter of speed only: small calls stay in this process (no fork), a large one
     starts the workers, and both give what running every task here gives."""
-    from dpverify.sampling import INLINE_BELOW, SEARCH_PHASE, Task, WorkerPool, run_task
+    from dpverify.execution.sampling import INLINE_BELOW, SEARCH_PHASE, Task, WorkerPool, run_task
 
     def tasks(n_total):
         per = n_total // 4

@@ -10,7 +10,7 @@ import pytest
 
 import benchmarks.__main__ as drv
 import benchmarks.bench_suites as bs
-from dpverify import cli
+from dpverify.cli import commands as cli
 
 ROOT = Path(__file__).resolve().parent.parent
 TINY = ROOT / "tests" / "data" / "suites" / "tiny.toml"

@@ -10,7 +10,7 @@ this test would fail with probability at most 1e-3.
 import numpy as np
 
 from algorithms.classic import Geometric, Histogram, Laplace, RandomizedResponse, TruncatedGeometric
-from dpverify.calibration import CalibrationCase, false_alarm_rate
+from dpverify.statistical.calibration import CalibrationCase, false_alarm_rate
 
 CASES = [
     CalibrationCase("laplace", Laplace(epsilon=0.5), [(0.0, 1.0)], 0.5),

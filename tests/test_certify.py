@@ -1,4 +1,4 @@
-"""Tests of dpverify.certify (certificates, loading, compare) and of `dpverify certify` / `dpverify compare`."""
+"""Tests of dpverify.reporting.certify (certificates, loading, compare) and of `dpverify certify` / `dpverify compare`."""
 
 from __future__ import annotations
 
@@ -11,9 +11,9 @@ from typing import Any
 
 import pytest
 
-from dpverify import cli
-from dpverify import suite as suite_mod
-from dpverify.certify import (
+from dpverify.cli import commands as cli
+from dpverify.suites import suite as suite_mod
+from dpverify.reporting.certify import (
     code_fingerprint,
     compare_runs,
     entry_modules,
@@ -22,8 +22,8 @@ from dpverify.certify import (
     witness_upper_bound,
 )
 from dpverify.errors import InputError
-from dpverify.stats import clopper_pearson_lower, clopper_pearson_upper
-from dpverify.suite import entry_seed, load_suite
+from dpverify.statistical.stats import clopper_pearson_lower, clopper_pearson_upper
+from dpverify.suites.suite import entry_seed, load_suite
 
 DATA = Path(__file__).parent / "data"
 TINY = DATA / "suites" / "tiny.toml"
@@ -123,7 +123,7 @@ def test_witness_upper_bound_of_a_real_audit() -> None:
     """On a real audit's witness, the recovered bound brackets the point estimate at the audit's own level."""
     import functools
 
-    from dpverify.audit import audit
+    from dpverify.statistical.auditor import audit
 
     result = audit(functools.partial(mechs.laplace_sum, epsilon=1.0), [(0.0, 1.0)], epsilon=1.0, samples=20_000,
                    search_samples=5000, seed=3, workers=1)
@@ -350,7 +350,8 @@ relation = {{ kind = "linf", radius = 1.0 }}
     assert fp["modules"]["mechs"]["sha256"] == sha256(DATA / "mechs.py")
     assert fp["modules"]["mechs"]["path"] == (DATA / "mechs.py").resolve().as_posix()  # outside cwd: absolute
     files = fp["dpverify"]["files"]
-    assert files["certify.py"] == sha256(ROOT / "dpverify" / "certify.py") and "cli.py" in files
+    assert files["reporting/certify.py"] == sha256(ROOT / "dpverify" / "reporting" / "certify.py")
+    assert "cli/commands.py" in files
     assert fp["git"] is None  # tmp_path is no checkout
 
 

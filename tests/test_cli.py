@@ -12,12 +12,12 @@ from typing import Any
 
 import pytest
 
-from dpverify import cli
-from dpverify import report as report_mod
-from dpverify import suite as suite_mod
+from dpverify.cli import commands as cli
+from dpverify.reporting import report as report_mod
+from dpverify.suites import suite as suite_mod
 from dpverify.errors import InputError
-from dpverify.report import format_table, write_report_json
-from dpverify.suite import load_suite, not_run_outcome, run_suites
+from dpverify.reporting.report import format_table, write_report_json
+from dpverify.suites.suite import load_suite, not_run_outcome, run_suites
 
 DATA = Path(__file__).parent / "data"
 SUITES = DATA / "suites"
@@ -331,7 +331,7 @@ def test_format_table(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_run_real_audit_end_to_end(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """The tiny suites with the real dpverify.audit (small budgets, one worker): every entry as expected."""
-    pytest.importorskip("dpverify.audit")
+    pytest.importorskip("dpverify.statistical.auditor")
     code, out, err = run(capsys, "run", str(SUITES), "--workers", "1", "--out", str(tmp_path))
     assert code == 0, out + err
     rep = read_report(tmp_path)
@@ -492,7 +492,7 @@ def test_scheduler_wraps_the_run(tmp_path: Path, capsys: pytest.CaptureFixture[s
                                  monkeypatch: pytest.MonkeyPatch) -> None:
     import contextlib
 
-    distributed = pytest.importorskip("dpverify.distributed")
+    distributed = pytest.importorskip("dpverify.execution.distributed")
     events: list[str] = []
 
     @contextlib.contextmanager
@@ -519,7 +519,7 @@ def test_scheduler_wraps_the_run(tmp_path: Path, capsys: pytest.CaptureFixture[s
 
 def test_scheduler_without_dask_is_a_clear_error(tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                                  monkeypatch: pytest.MonkeyPatch, fake: mechs.FakeAudit) -> None:
-    pytest.importorskip("dpverify.distributed")
+    pytest.importorskip("dpverify.execution.distributed")
     monkeypatch.setitem(sys.modules, "distributed", None)  # `import distributed` now fails as if not installed
     code, out, err = run(capsys, "run", str(TINY), "--scheduler", "tcp://127.0.0.1:8786", "--out", str(tmp_path))
     assert code == 2 and out == "" and "Traceback" not in err
@@ -563,7 +563,7 @@ def test_jobs_run_entries_side_by_side_with_the_same_outcomes(tmp_path: Path,
 
 
 def test_jobs_is_one_on_a_dask_cluster_and_validated(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from dpverify.cli import _jobs, build_parser
+    from dpverify.cli.commands import _jobs, build_parser
 
     args = build_parser().parse_args(["run", "--scheduler", "tcp://127.0.0.1:1", "--jobs", "4"])
     assert _jobs(args) == 1

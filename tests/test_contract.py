@@ -1,4 +1,4 @@
-"""Validity checks of the sampling contract (dpverify.contract): a mechanism that ignores ``rng`` and a pair
+"""Validity checks of the sampling contract (dpverify.statistical.contract): a mechanism that ignores ``rng`` and a pair
 of equal inputs get a clear error, never a verdict.  Deterministic checks: no error level to state."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import dpverify
-from dpverify.contract import check_batches_distinct, inputs_equal
+from dpverify.statistical.contract import check_batches_distinct, inputs_equal
 from dpverify.errors import InputError, MechanismError
 
 

@@ -1,4 +1,4 @@
-"""dpverify.distributed: audits and theorem checks on a Dask cluster give the local pool's results.
+"""dpverify.execution.distributed: audits and theorem checks on a Dask cluster give the local pool's results.
 
 A LocalCluster with in-process workers (threads, fast to start) for most tests, and one with worker
 processes.  Same seed => the same result on 1 local worker, 2 local workers or Dask; only ``workers`` and the
@@ -19,8 +19,8 @@ from distributed import Client, LocalCluster
 import audit_mechs as m
 import dpverify
 from dpverify import InputError, MechanismError
-from dpverify.distributed import SchedulerError, use_scheduler
-from dpverify.sampling import WorkerPool
+from dpverify.execution.distributed import SchedulerError, use_scheduler
+from dpverify.execution.sampling import WorkerPool
 from theorem_toys import ExponentialValue, LaplaceTail
 
 PAIRS = [(0.0, 1.0), (0.0, 0.5), (1.0, 0.0)]

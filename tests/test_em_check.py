@@ -24,7 +24,7 @@ from scipy.special import softmax
 import dpverify
 from algorithms.broken.exponential_no_half import ExponentialMechanismNoHalf
 from algorithms.classic.exponential import ExponentialMechanism
-from dpverify.em_check import EMCheckResult, check_exponential_mechanism, em_power, em_samples_for_power
+from dpverify.exact.em_check import EMCheckResult, check_exponential_mechanism, em_power, em_samples_for_power
 from dpverify.errors import InputError, MechanismError
 
 U = np.arange(5.0)  # utilities [0, 1, 2, 3, 4]

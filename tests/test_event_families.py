@@ -1,4 +1,4 @@
-"""The event families added against hidden mass, joint and mixed violations (dpverify.atoms, dpverify.cells).
+"""The event families added against hidden mass, joint and mixed violations (dpverify.statistical.atoms, dpverify.statistical.cells).
 
 Statistical tests use fixed seeds; each states its error level.  A violation asserted on a broken mechanism is a
 power check at that seed; a pass asserted on a correct mechanism can fail with probability at most the audit's
@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 
 import dpverify
-from dpverify.atoms import HashSetEvent, row_hashes
-from dpverify.cells import CellSetEvent, fit_cells, fit_product_ratio
+from dpverify.statistical.atoms import HashSetEvent, row_hashes
+from dpverify.statistical.cells import CellSetEvent, fit_cells, fit_product_ratio
 
 
 def rare_leak(x, n, rng, p=1e-3, epsilon=1.0):
@@ -103,8 +103,8 @@ def scale_leak(x, n, rng, epsilon=0.1):
 
 
 def test_two_sided_tail_events_count_both_ends():
-    from dpverify.events import IntervalEvent, Identity, search_events
-    from dpverify.stats import normal_quantile
+    from dpverify.statistical.events import IntervalEvent, Identity, search_events
+    from dpverify.statistical.stats import normal_quantile
 
     ev = IntervalEvent(Identity(), -1.0, 2.0, outside=True)
     v = np.array([-3.0, -1.0, 0.0, 2.0, 2.5, np.nan])
@@ -127,7 +127,7 @@ def test_scale_leak_is_flagged_with_the_two_sided_family():
 
 
 def test_monotone_log_ratio_pools_adjacent_cells_within_each_group():
-    from dpverify.events import monotone_log_ratio
+    from dpverify.statistical.events import monotone_log_ratio
 
     an = np.array([50, 40, 41, 20, 5, 1, 9, 10, 20])      # group 0: cells 0..4, group 1: cells 5..8
     ad = np.array([10, 20, 19, 20, 20, 9, 9, 5, 5])

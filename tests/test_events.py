@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
-from dpverify.events import _ge, _le, _sorted_unique, row_keys, rows_in, search_events, unique_rows
+from dpverify.statistical.events import _ge, _le, _sorted_unique, row_keys, rows_in, search_events, unique_rows
 
 floats = st.floats(allow_nan=True, allow_infinity=True, width=64)
 small = st.sampled_from([-1.0, -0.0, 0.0, 0.5, 2.0, np.nan, np.inf])
@@ -92,7 +92,7 @@ def test_single_threaded_libraries_limits_inside_the_block_only() -> None:
 
     code = """
 from threadpoolctl import threadpool_info
-from dpverify.sampling import single_threaded_libraries
+from dpverify.execution.sampling import single_threaded_libraries
 before = {i["filepath"]: i["num_threads"] for i in threadpool_info()}
 with single_threaded_libraries():
     assert all(i["num_threads"] == 1 for i in threadpool_info() if i["filepath"] in before)

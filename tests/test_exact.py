@@ -1,4 +1,4 @@
-"""Exact privacy loss (dpverify.exact) and worst-pair search (dpverify.worst_pair).
+"""Exact privacy loss (dpverify.exact) and worst-pair search (dpverify.code_checks.worst_pair).
 
 Deterministic except ``test_exact_loss_agrees_with_sampling``: a two-sided 99.9 % normal interval for a log
 ratio of two sampled frequencies (fixed seed, never retried; false-failure level 1e-3 under exactness).
@@ -29,7 +29,7 @@ from dpverify.exact import (
     exact_privacy_loss,
 )
 from dpverify.neighbours import AddRemoveOne, LInfNeighbours
-from dpverify.worst_pair import worst_pair_search
+from dpverify.code_checks.worst_pair import worst_pair_search
 
 RR = ({0: Fraction(3, 4), 1: Fraction(1, 4)}, {0: Fraction(1, 4), 1: Fraction(3, 4)})
 
@@ -204,7 +204,7 @@ def test_exact_suite_outcomes_match_expectations() -> None:
     entries are deterministic; the em entries test at α = 1e-3 with fixed derived seeds)."""
     from pathlib import Path
 
-    from dpverify.suite import load_suite, run_suites
+    from dpverify.suites.suite import load_suite, run_suites
 
     suite = load_suite(Path(__file__).resolve().parents[1] / "audits" / "exact.toml")
     outcomes = run_suites([suite], "quick", seed=0)

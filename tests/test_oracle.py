@@ -1,4 +1,4 @@
-"""The oracle bound (dpverify.oracle) and the closed-form laws of the catalogue (``log_density`` / ``pmf``).
+"""The oracle bound (dpverify.statistical.oracle) and the closed-form laws of the catalogue (``log_density`` / ``pmf``).
 
 Every random draw uses a FIXED seed; no retries.  Error levels:
 
@@ -36,7 +36,7 @@ from algorithms.classic.clipped_sum import ClippedSum
 from algorithms.classic.gaussian import Gaussian
 from dpverify.errors import InputError
 from dpverify.neighbours import LInfNeighbours, Pair
-from dpverify.oracle import Law, _one_step_law, law_of, level_set_bound, oracle_bound
+from dpverify.statistical.oracle import Law, _one_step_law, law_of, level_set_bound, oracle_bound
 
 
 # ------------------------------------------------------------------------------------------------ closed forms

@@ -1,4 +1,4 @@
-"""Tests of dpverify.privacy_loss (the descriptive privacy-loss histogram of audit reports)."""
+"""Tests of dpverify.statistical.privacy_loss (the descriptive privacy-loss histogram of audit reports)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import math
 import numpy as np
 
 import dpverify
-from dpverify.privacy_loss import MAX_ROWS, loss_histogram
+from dpverify.statistical.privacy_loss import MAX_ROWS, loss_histogram
 
 
 def test_randomized_response_losses_sit_at_plus_minus_ln3() -> None:

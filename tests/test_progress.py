@@ -1,4 +1,4 @@
-"""Tests of dpverify.progress: the plain per-entry lines and the live status line on a (fake) terminal."""
+"""Tests of dpverify.cli.progress: the plain per-entry lines and the live status line on a (fake) terminal."""
 
 from __future__ import annotations
 
@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from dpverify import cli
-from dpverify import suite as suite_mod
-from dpverify.progress import Progress, format_duration, outcome_tail
-from dpverify.suite import Entry, EntryOutcome, load_suite, not_run_outcome
+from dpverify.cli import commands as cli
+from dpverify.suites import suite as suite_mod
+from dpverify.cli.progress import Progress, format_duration, outcome_tail
+from dpverify.suites.suite import Entry, EntryOutcome, load_suite, not_run_outcome
 
 DATA = Path(__file__).parent / "data"
 TINY = DATA / "suites" / "tiny.toml"

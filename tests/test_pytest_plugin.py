@@ -34,7 +34,7 @@ def too_little_noise(x, n, rng):
 
 def test_the_plugin_is_registered_as_a_pytest11_entry_point() -> None:
     plugins = {ep.name: ep.value for ep in entry_points(group="pytest11")}
-    assert plugins.get("dpverify") == "dpverify.pytest_plugin"
+    assert plugins.get("dpverify") == "dpverify.testing.pytest_plugin"
 
 
 def test_assert_private_returns_the_result_on_a_pass() -> None:

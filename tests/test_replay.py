@@ -20,7 +20,7 @@ from algorithms.graph.pamst import PAMST
 from algorithms.noise import NoiseSource
 from dpverify.errors import InputError, MechanismError
 from dpverify.neighbours import AddRemoveOne, LInfNeighbours
-from dpverify.replay import frozen_noise_replay
+from dpverify.code_checks.replay import frozen_noise_replay
 
 
 def test_laplace_within_and_beyond_its_declared_sensitivity() -> None:

@@ -1,4 +1,4 @@
-"""Tests of dpverify.report_pages: report.md and the self-contained report.html with plots."""
+"""Tests of dpverify.reporting.pages: report.md and the self-contained report.html with plots."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ import json
 import sys
 from pathlib import Path
 
-from dpverify.report import write_reports
-from dpverify.suite import load_suite, run_suites
+from dpverify.reporting.report import write_reports
+from dpverify.suites.suite import load_suite, run_suites
 
 TESTS = Path(__file__).parent
 if str(TESTS) not in sys.path:

@@ -1,4 +1,4 @@
-"""Tests of ``dpverify reproduce`` (dpverify.reproduce and the CLI subcommand) and of the seed 002
+"""Tests of ``dpverify reproduce`` (dpverify.cli.reproduce and the CLI subcommand) and of the seed 002
 Table 3.1 reproduction in quick mode (algorithms.experiments.pinot_table_3_1)."""
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from dpverify import cli
-from dpverify import reproduce as reproduce_mod
+from dpverify.cli import commands as cli
+from dpverify.cli import reproduce as reproduce_mod
 from dpverify.errors import InputError
 
 NAME = "pinot-table-3.1"

@@ -11,8 +11,8 @@ import pytest
 pytest.importorskip("matplotlib")
 pytest.importorskip("diffprivlib")
 
-from dpverify import cli  # noqa: E402
-from dpverify import reproduce as reproduce_mod  # noqa: E402
+from dpverify.cli import commands as cli  # noqa: E402
+from dpverify.cli import reproduce as reproduce_mod  # noqa: E402
 
 NAME = "dpm-table-2-synth"
 

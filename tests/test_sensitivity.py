@@ -14,7 +14,7 @@ import pytest
 from algorithms.dpm.score import candidate_table
 from dpverify.errors import InputError
 from dpverify.neighbours import AddRemoveOne, L1Neighbours, LInfNeighbours, ReplaceOne
-from dpverify.sensitivity import change, check_sensitivity
+from dpverify.code_checks.sensitivity import change, check_sensitivity
 
 
 def clipped_sum(x: np.ndarray, lo: float = 0.0, hi: float = 1.0) -> float:
@@ -155,7 +155,7 @@ def test_sensitivity_suite_runs_as_expected() -> None:
     """The default sensitivity suite (audits/sensitivity.toml): every entry's outcome equals its expectation."""
     from pathlib import Path
 
-    from dpverify.suite import load_suite, run_suites
+    from dpverify.suites.suite import load_suite, run_suites
 
     suite = load_suite(Path(__file__).resolve().parents[1] / "audits" / "sensitivity.toml")
     outcomes = run_suites([suite], seed=0)

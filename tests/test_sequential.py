@@ -12,7 +12,7 @@ from algorithms.broken.laplace_half_noise import LaplaceHalfNoise
 from algorithms.broken.no_noise import NoNoise
 from algorithms.classic.laplace import Laplace
 from dpverify.errors import InputError
-from dpverify.sequential import audit_sequential, stage_plan
+from dpverify.statistical.sequential import audit_sequential, stage_plan
 
 
 def test_stage_plan_spends_at_most_alpha_and_ends_at_the_budget() -> None:

@@ -20,7 +20,7 @@ from algorithms.broken.svt_unscaled_query_noise import SVTUnscaledQueryNoise
 from algorithms.classic.numerical_svt import NumericalSVT
 from algorithms.classic.sparse_vector import SparseVector
 from algorithms.classic.sparse_vector_law import answer_patterns, laplace_log_cdf, laplace_log_sf
-from dpverify.oracle import law_of, level_set_bound, oracle_bound
+from dpverify.statistical.oracle import law_of, level_set_bound, oracle_bound
 
 K = 10
 ALL_UP_BUT_LAST = (np.array([0.0] * (K - 1) + [1.0]), np.array([1.0] * (K - 1) + [0.0]))

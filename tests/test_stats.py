@@ -5,7 +5,7 @@ import pytest
 from scipy import stats
 from statsmodels.stats.proportion import proportion_confint
 
-from dpverify.stats import (
+from dpverify.statistical.stats import (
     clopper_pearson_lower,
     clopper_pearson_upper,
     epsilon_lower_bound,

@@ -1,4 +1,4 @@
-"""Tests of dpverify.strategies: generated pairs are neighbours, stay in range, reach the edge cases.
+"""Tests of dpverify.testing.strategies: generated pairs are neighbours, stay in range, reach the edge cases.
 
 Every hypothesis run here is derandomized (``derandomize=True, database=None``), so the examples -- and
 therefore the "edge case reached" assertions -- are the same on every run of a given hypothesis version.
@@ -21,7 +21,7 @@ from hypothesis.strategies import SearchStrategy
 
 from dpverify.errors import InputError
 from dpverify.neighbours import AddRemoveOne, L1Neighbours, LInfNeighbours, Pair, ReplaceOne
-from dpverify.strategies import (
+from dpverify.testing.strategies import (
     add_remove_pairs,
     datasets,
     l1_pairs,

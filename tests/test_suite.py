@@ -1,4 +1,4 @@
-"""Tests of dpverify.suite: loading and validating suite files, resolving mechanisms, pairs, seeds,
+"""Tests of dpverify.suites.suite: loading and validating suite files, resolving mechanisms, pairs, seeds,
 selection and running entries (with a fake audit; the real audit runs in tests/test_cli.py)."""
 
 from __future__ import annotations
@@ -12,9 +12,9 @@ from typing import Any
 import numpy as np
 import pytest
 
-from dpverify import suite as suite_mod
+from dpverify.suites import suite as suite_mod
 from dpverify.errors import InputError, MechanismError, SuiteError
-from dpverify.suite import (
+from dpverify.suites.suite import (
     Budget,
     Claim,
     Entry,
@@ -257,12 +257,12 @@ def test_default_suites(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None
 
 
 def test_default_suite_dir_missing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(suite_mod, "__file__", str(tmp_path / "site" / "dpverify" / "suite.py"))
+    monkeypatch.setattr(suite_mod, "__file__", str(tmp_path / "site" / "dpverify" / "suites" / "suite.py"))
     with pytest.raises(SuiteError, match="pass suite files or directories, or run from a checkout"):
         default_suite_dir(tmp_path)
     checkout = tmp_path / "checkout"
     (checkout / "audits").mkdir(parents=True)
-    monkeypatch.setattr(suite_mod, "__file__", str(checkout / "dpverify" / "suite.py"))
+    monkeypatch.setattr(suite_mod, "__file__", str(checkout / "dpverify" / "suites" / "suite.py"))
     assert default_suite_dir(tmp_path) == checkout / "audits"
 
 
@@ -481,7 +481,7 @@ def test_run_suites_validates_mode_and_seed() -> None:
 
 def test_real_audit_run_entry() -> None:
     """End to end with the real dpverify.audit on the tiny suite (small budgets, one worker)."""
-    pytest.importorskip("dpverify.audit")
+    pytest.importorskip("dpverify.statistical.auditor")
     outs = run_suites([load_suite(TINY)], mode="quick", seed=0, workers=1)
     got: dict[str, Any] = {o.id: (o.outcome, o.matched, o.error) for o in outs}
     assert got == {"laplace": ("pass", True, None), "laplace-class-linf": ("pass", True, None),
@@ -611,7 +611,7 @@ def test_ledger_entries_run_and_report(tmp_path: Path) -> None:
     import json
 
     from dpverify import LedgerResult
-    from dpverify.report import format_table, report_dict
+    from dpverify.reporting.report import format_table, report_dict
 
     body = (_ledger(id='"ok"', params="{ epsilon = 1.0, delta = 1e-6 }", claim="{ epsilon = 1.0, delta = 1e-6 }",
                     runs="8")

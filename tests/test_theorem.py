@@ -1,4 +1,4 @@
-"""Tests of dpverify.theorem (Monte Carlo checks of utility theorems) on toy theorems with known answers
+"""Tests of dpverify.theorems.check (Monte Carlo checks of utility theorems) on toy theorems with known answers
 (tests/theorem_toys.py), and of the ``theorem`` suite kind.
 
 Every statistical assertion uses a fixed seed; where a verdict could in principle go the other way its
@@ -16,7 +16,7 @@ import pytest
 from scipy import stats
 
 from dpverify.errors import InputError, MechanismError, SuiteError
-from dpverify.theorem import check_sweep, check_theorem, runs_needed
+from dpverify.theorems.check import check_sweep, check_theorem, runs_needed
 
 TESTS = Path(__file__).parent
 if str(TESTS) not in sys.path:
@@ -47,7 +47,7 @@ def test_a_tight_bound_is_inconclusive_with_the_runs_that_would_resolve_it() -> 
 
 
 def test_runs_needed_is_the_smallest_resolving_count() -> None:
-    from dpverify.theorem import _binomial_interval
+    from dpverify.theorems.check import _binomial_interval
 
     n = runs_needed(0.30, 0.32, 0.05)
     lo, hi = _binomial_interval(round(0.30 * n), int(n), 0.05)
@@ -173,8 +173,8 @@ def _timeless(x: object) -> object:
 
 
 def test_theorem_entries_run_report_and_plot(tmp_path: Path) -> None:
-    from dpverify.cli import main
-    from dpverify.suite import load_suite, run_suites
+    from dpverify.cli.commands import main
+    from dpverify.suites.suite import load_suite, run_suites
 
     path = tmp_path / "th.toml"
     path.write_text(HEAD + _entry() + _entry(id='"single"', params="{ factor = 0.9, t = 1.0 }", sweep="",
@@ -206,7 +206,7 @@ def test_theorem_entries_run_report_and_plot(tmp_path: Path) -> None:
     ({"alpha": "2"}, "expected a number in (0, 1)"),
 ])
 def test_theorem_entries_are_validated(tmp_path: Path, over: dict[str, str], words: str) -> None:
-    from dpverify.suite import load_suite
+    from dpverify.suites.suite import load_suite
 
     path = tmp_path / "th.toml"
     path.write_text(HEAD + _entry(**over), encoding="utf-8")
@@ -216,7 +216,7 @@ def test_theorem_entries_are_validated(tmp_path: Path, over: dict[str, str], wor
 
 
 def test_theorem_entry_with_unmet_hypotheses_is_an_error_outcome(tmp_path: Path) -> None:
-    from dpverify.suite import load_suite, preflight, run_suites
+    from dpverify.suites.suite import load_suite, preflight, run_suites
 
     path = tmp_path / "th.toml"
     path.write_text(HEAD + _entry(sweep='{ param = "t", values = [1.0, -1.0] }')
@@ -235,7 +235,7 @@ def test_quantile_interval_matches_order_statistics() -> None:
     cover = 0
     for s in range(200):
         x = np.random.default_rng(s).exponential(size=300)
-        from dpverify.theorem import _quantile_interval
+        from dpverify.theorems.check import _quantile_interval
 
         lo, hi = _quantile_interval(x, 0.9, 0.05)
         cover += lo <= math.log(10) <= hi
@@ -243,7 +243,7 @@ def test_quantile_interval_matches_order_statistics() -> None:
 
 
 def test_verdict_rates_measure_false_alarms_and_power() -> None:
-    from dpverify.theorem import verdict_rates
+    from dpverify.theorems.check import verdict_rates
 
     # Tight bound: "violated" is a false alarm, each at most alpha/2 = 2.5 %; 200 repetitions:
     # P(Bin(200, 0.025) > 13) < 1e-3.

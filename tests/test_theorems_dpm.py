@@ -34,7 +34,7 @@ from algorithms.theorems.dpm import (
     dpm_noisy_counts,
     split_dataset,
 )
-from dpverify.theorem import check_sweep, check_theorem
+from dpverify.theorems.check import check_sweep, check_theorem
 
 DELTA = 1.0 / (1e5 * math.sqrt(1e5))          # δ = 1/(n√n) with n = 10^5 (Sec. 6.1)
 THREE = dict(data="clumps", clumps=[[0.5, 3]], bounds=(0.0, 2.0), beta=1.0, n_tilde=200.0, lam=0.0)

@@ -33,7 +33,7 @@ from algorithms.theorems.graph_clustering import (
     tree_is_partitioning,
     weak_homogeneity,
 )
-from dpverify.theorem import check_theorem
+from dpverify.theorems.check import check_theorem
 
 SIGMAS = 5.0
 

@@ -34,7 +34,7 @@ from algorithms.theorems.mst_clustering import (
     worst_gap,
 )
 from algorithms.graph.weighted_graph import WeightedGraph
-from dpverify.theorem import check_sweep, check_theorem
+from dpverify.theorems.check import check_sweep, check_theorem
 
 
 # --------------------------------------------------------------------------------------------------

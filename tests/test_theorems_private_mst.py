@@ -29,7 +29,7 @@ from algorithms.theorems.private_mst import (
     mst_graph,
     prim_like_runs,
 )
-from dpverify.theorem import check_theorem
+from dpverify.theorems.check import check_theorem
 
 ALPHA = 1e-4
 

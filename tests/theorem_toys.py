@@ -1,4 +1,4 @@
-"""Toy theorems with known answers, for the tests of dpverify.theorem (module level, so a process pool can
+"""Toy theorems with known answers, for the tests of dpverify.theorems.check (module level, so a process pool can
 pickle them)."""
 
 from __future__ import annotations

@@ -16,7 +16,7 @@ bound is 0.0350 (logistic regression) / 0.0299 (MLP), StatDP's 0.0126--0.0135, a
 
 :func:`run_in_parallel` runs several mechanisms on the same input and concatenates their outputs column-wise,
 each drawing through its own prefixed noise steps (``"m0/threshold"``, ``"m1/query[3]"``, ...), so a frozen-noise
-replay (``dpverify.replay``) matches the steps of each part.
+replay (``dpverify.code_checks.replay``) matches the steps of each part.
 """
 
 from __future__ import annotations

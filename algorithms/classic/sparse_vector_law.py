@@ -27,7 +27,7 @@ the mass it leaves out is below ``e^{−40}``; its step is a few hundredths of a
 the probabilities is below 1e-6 (tests: the patterns' probabilities sum to 1, the closed form of Alg. 5, and the
 ratio 0.0982 of Lyu Alg. 1 quoted in :mod:`algorithms.classic.sparse_vector`).
 
-This is the law the oracle bound of ``dpverify.oracle`` reads through ``log_density(x, out)``.
+This is the law the oracle bound of ``dpverify.statistical.oracle`` reads through ``log_density(x, out)``.
 """
 
 from __future__ import annotations

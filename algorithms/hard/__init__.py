@@ -6,5 +6,5 @@ in several coordinates shows (:mod:`.joint`), privacy amplification by subsampli
 the exponential mechanism over hundreds of candidates (:mod:`.many_candidates`) and a Gaussian mechanism whose σ
 is too small (:mod:`.gaussian_sigma`) -- each with its correct twin.  Every class is a frozen, picklable
 ``mechanism(x, n, rng) -> ndarray`` with ``true_epsilon()`` and, where the law has a closed form,
-``log_density(x, out)`` or ``pmf(x)`` for :mod:`dpverify.oracle`.
+``log_density(x, out)`` or ``pmf(x)`` for :mod:`dpverify.statistical.oracle`.
 """

@@ -1,4 +1,4 @@
-"""The papers' utility theorems as checkable objects (the protocol of :mod:`dpverify.theorem`).
+"""The papers' utility theorems as checkable objects (the protocol of :mod:`dpverify.theorems.check`).
 
 Each class states one theorem (or lemma, corollary, proposition) of a seed paper at given parameters: the
 quantity it bounds, the bound as a function of the parameters, the direction of the claim, the hypotheses

@@ -1,4 +1,4 @@
-"""Protocol pieces several theorem classes share (the protocol itself: :mod:`dpverify.theorem`)."""
+"""Protocol pieces several theorem classes share (the protocol itself: :mod:`dpverify.theorems.check`)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Seed 004's utility results as checkable theorem objects (the protocol of :mod:`dpverify.theorem`).
+"""Seed 004's utility results as checkable theorem objects (the protocol of :mod:`dpverify.theorems.check`).
 
 Source: seed 004 (``../shared/seeds/004_e63c772e1db0dbd8.txt``), "DPM: Clustering Sensitive Data through
 Separation" (Liebenow, Schütt et al.), Sec. 5 (utility) and its proofs in App. B; digest

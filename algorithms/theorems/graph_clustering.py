@@ -1,4 +1,4 @@
-"""Seed 001's utility theorems as checkable objects (the protocol of :mod:`dpverify.theorem`).
+"""Seed 001's utility theorems as checkable objects (the protocol of :mod:`dpverify.theorems.check`).
 
 Source: seed 001, Pinot et al., "Graph-based clustering under differential privacy"
 (``../shared/seeds/001_a0b55f69d4ef326d.txt``): §2.2 Theorem 3, §3.2 Definitions 3.7-3.11, Algorithm 1,

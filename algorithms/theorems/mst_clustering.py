@@ -1,5 +1,5 @@
 """Seed 002's bound comparisons and clustering results as checkable objects (the protocol of
-:mod:`dpverify.theorem`).
+:mod:`dpverify.theorems.check`).
 
 Source: seed 002, Pinot, "Nodes clustering in a graph under differential privacy"
 (``../shared/seeds/002_fdf0273a0dd6579a.txt``; digest ``../shared/research/seed-002-digest.md`` §1.3, §3,

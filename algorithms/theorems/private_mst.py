@@ -1,4 +1,4 @@
-"""Seed 002's private-MST utility theorems as checkable objects (the protocol of :mod:`dpverify.theorem`).
+"""Seed 002's private-MST utility theorems as checkable objects (the protocol of :mod:`dpverify.theorems.check`).
 
 Source: seed 002, Pinot, "Nodes clustering in a graph under differential privacy"
 (``../shared/seeds/002_fdf0273a0dd6579a.txt``; digest ``../shared/research/seed-002-digest.md`` §3, errata

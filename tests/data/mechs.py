@@ -50,7 +50,7 @@ NOT_CALLABLE = 42
 
 
 # --------------------------------------------------------------------------------------------------
-# Test doubles for dpverify.suite.audit (used by tests/test_suite.py and tests/test_cli.py)
+# Test doubles for dpverify.suites.suite.audit (used by tests/test_suite.py and tests/test_cli.py)
 # --------------------------------------------------------------------------------------------------
 
 
@@ -62,9 +62,9 @@ def mechanism_name(mechanism: Any) -> str:
 
 def make_result(violation: bool = False, lb: float = 0.5, epsilon: float = 1.0, delta: float = 0.0,
                 samples: int = 1000, search_samples: int = 500, seed: int = 0) -> Any:
-    """A hand-built :class:`dpverify.result.AuditResult` with a witness."""
+    """A hand-built :class:`dpverify.statistical.result.AuditResult` with a witness."""
     from dpverify.neighbours import Pair
-    from dpverify.result import AuditResult, EventTest, Witness
+    from dpverify.statistical.result import AuditResult, EventTest, Witness
 
     test = EventTest(
         pair_index=0, pair_label="pair[0]", direction=0, event="out > 0.5",

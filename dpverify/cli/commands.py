@@ -1,0 +1,553 @@
+"""The ``dpverify`` command line (also ``python -m dpverify``).
+
+``dpverify run [PATHS...] [--full] [--sequential] [--select PATTERN] [--seed N] [--workers N] [--out DIR]
+[--resume] [--scheduler ADDRESS]``
+    Run audit suites (the quick budget unless ``--full``).  Progress on stderr (:mod:`dpverify.cli.progress`: a
+    live status line on a terminal, one line per entry otherwise), the table on stdout, ``DIR/report.json``
+    rewritten atomically after every entry, ``report.md`` and ``report.html`` with plots at the end
+    (:func:`dpverify.reporting.report.write_reports`).  Exit status 0 when every outcome equals its expectation, 1
+    otherwise, 2 on usage or suite errors, 130 when interrupted (Ctrl-C; the report keeps every finished entry
+    and marks the others ``"not-run"``).  An entry that raises is recorded as ``"error"`` and the run goes on.
+    ``--resume`` reads ``DIR/report.json`` and keeps every finished entry (outcome other than ``"not-run"``)
+    of the current selection whose record still matches its suite entry (kind, mechanism, claim, expectation,
+    seed); only the others run.  A report of another mode, seed or set of suite files is refused, naming
+    what differs.  ``--scheduler ADDRESS`` samples on a Dask cluster (:func:`dpverify.execution.distributed.use_scheduler`;
+    same seed, same report).  ``--sequential`` runs each statistical entry as a ladder of growing budgets
+    ending at its own and stops at the first violation (:func:`dpverify.statistical.sequential.audit_sequential`): a
+    broken claim is reported after a fraction of the budget, with a looser bound than the full audit gives.
+
+``dpverify certify [PATHS...] [--select PATTERN] [--seed N] [--workers N] [--out DIR] [--quick]
+[--scheduler ADDRESS]``
+    Run the suites at their full budgets (``--quick``: the quick ones, for smoke tests; recorded as the mode)
+    and write ``DIR/report.json`` and ``DIR/certificate.json`` (:mod:`dpverify.reporting.certify`: code fingerprint,
+    versions, seeds, outcomes).  Exit status as ``run``; an interrupted certify writes no certificate.
+
+``dpverify compare BASE NEW [--json]``
+    What changed between two reports or certificates (files, or directories holding one): regressions,
+    fixed claims, ε lower bounds that rose beyond noise, theorem verdicts, added/removed entries, code
+    fingerprint differences.  Exit status 3 when some claim that matched in BASE does not in NEW, else 0
+    (2 on unreadable input).
+
+``dpverify list [PATHS...] [--select PATTERN]``
+    One line per entry: ``suite/id``, kind, mechanism, claim, expectation.
+
+Without ``PATHS``, ``run``, ``certify`` and ``list`` use the default suites (see :func:`dpverify.suites.suite.default_suites`).
+Any :class:`~dpverify.errors.DPVerifyError` is printed as ``dpverify: error: <message>`` (exit 2).
+
+``dpverify bench [OPTIONS]``
+    Run the benchmarks of the source checkout this dpverify is installed from: ``python -m benchmarks OPTIONS``
+    there (``--quick``, ``--only NAMES``, ``--write docs/performance.md``; exit status its own).  An
+    installation without the checkout gets an error saying so.
+
+``dpverify reproduce NAME [--quick] [--seed N] [--workers N] [--out DIR]``
+    Rerun a seed paper's experiment (:mod:`dpverify.cli.reproduce`), print its markdown report and write it
+    to ``DIR/NAME.md`` (default DIR: ``dpverify-reproductions``).  ``dpverify reproduce --list`` (or no
+    NAME) lists the reproductions.  Exit status 0, 2 on an unknown name or other errors, 130 when
+    interrupted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures.process import BrokenProcessPool
+from contextlib import AbstractContextManager, nullcontext
+from dataclasses import replace
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, TextIO
+
+from dpverify.reporting.certify import compare_runs, load_run_record, write_certificate
+from dpverify.errors import DPVerifyError, InputError
+from dpverify.cli.progress import Progress
+from dpverify.reporting.report import dpverify_version, format_table, write_reports
+from dpverify.cli.reproduce import REPRODUCTIONS, load_reproduction, run_reproduction
+from dpverify.suites.suite import (
+    Entry,
+    EntryOutcome,
+    Suite,
+    default_suites,
+    entry_seed,
+    load_suites,
+    not_run_outcome,
+    preflight,
+    run_entry,
+    select_entries,
+)
+
+__all__ = ["main", "build_parser"]
+
+EXIT_OK = 0
+EXIT_MISMATCH = 1
+EXIT_USAGE = 2
+EXIT_REGRESSION = 3
+EXIT_INTERRUPTED = 130
+
+
+def _non_negative_int(text: str) -> int:
+    try:
+        v = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer >= 0, got {text!r}") from None
+    if v < 0:
+        raise argparse.ArgumentTypeError(f"expected an integer >= 0, got {text!r}")
+    return v
+
+
+def _positive_int(text: str) -> int:
+    v = _non_negative_int(text)
+    if v < 1:
+        raise argparse.ArgumentTypeError(f"expected an integer >= 1, got {text!r}")
+    return v
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of ``dpverify``."""
+    parser = argparse.ArgumentParser(
+        prog="dpverify",
+        description="Verify differential-privacy claims of real code by running audit suites. "
+        "'pass' means no violation detected at the sample budget, not a proof of privacy.",
+    )
+    parser.add_argument("--version", action="version", version=f"dpverify {dpverify_version()}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    paths_help = ("suite files (.toml) or directories of them; default: ./audits, or the checkout's "
+                  "audits/ (suites with default = true)")
+    select_help = ("fnmatch pattern over 'suite/id' or 'id' (e.g. 'classic/*', '*laplace*'); "
+                   "repeat to select more")
+
+    def suite_run_args(cmd: argparse.ArgumentParser, out_default: str) -> None:
+        cmd.add_argument("paths", nargs="*", metavar="PATHS", help=paths_help)
+        cmd.add_argument("--select", action="append", metavar="PATTERN", help=select_help)
+        cmd.add_argument("--seed", type=_non_negative_int, default=0, metavar="N",
+                         help="run seed; each entry's seed derives from it and its suite/id (default 0)")
+        cmd.add_argument("--workers", type=_positive_int, default=None, metavar="N",
+                         help="sampling processes per audit (default: all cores, or 1 when --jobs runs entries "
+                         "side by side; results do not depend on it)")
+        cmd.add_argument("--jobs", type=_positive_int, default=None, metavar="N",
+                         help="entries run side by side in N processes (default: all cores; 1 with --scheduler); "
+                         "results do not depend on it")
+        cmd.add_argument("--out", default=out_default, metavar="DIR",
+                         help=f"report directory; DIR/report.json (default: {out_default})")
+        cmd.add_argument("--scheduler", metavar="ADDRESS",
+                         help="sample on this Dask distributed cluster (e.g. tcp://10.0.0.5:8786) instead of local "
+                         "processes; needs the 'distributed' extra; same seed, same report")
+
+    run = sub.add_parser("run", help="run audit suites", description="Run audit suites and write a report.")
+    suite_run_args(run, "dpverify-report")
+    run.add_argument("--full", action="store_true", help="use each entry's full budget (default: quick)")
+    run.add_argument("--sequential", action="store_true",
+                     help="statistical entries run in stages of growing budget (x4, ending at the entry's) and stop "
+                     "at the first violation: faster verdicts on broken claims, looser bounds")
+    run.add_argument("--resume", action="store_true",
+                     help="keep the finished entries of DIR/report.json (same mode, seed and suites) and run "
+                     "only the others")
+
+    cert = sub.add_parser("certify", help="run suites at full budget and write a certificate",
+                          description="Run audit suites at their full budgets and write DIR/report.json and "
+                          "DIR/certificate.json: code fingerprint (git commit, hashes of the audited modules "
+                          "and of dpverify), versions, seeds and every outcome.")
+    suite_run_args(cert, "dpverify-certificate")
+    cert.add_argument("--quick", action="store_true",
+                      help="quick budgets instead (a smoke test; recorded as mode 'quick' in the certificate)")
+
+    cmp_ = sub.add_parser("compare", help="list what changed between two reports or certificates",
+                          description="Compare two runs entry by entry (suite/id): regressions, fixed claims, "
+                          "epsilon lower bounds that rose beyond noise, theorem verdicts, added/removed entries, "
+                          "code fingerprints.  Exit status 3 on a regression.")
+    cmp_.add_argument("base", metavar="BASE", help="report.json, certificate.json, or a directory holding one")
+    cmp_.add_argument("new", metavar="NEW", help="report.json, certificate.json, or a directory holding one")
+    cmp_.add_argument("--json", action="store_true", help="print the comparison as JSON (schema dpverify.comparison)")
+
+    lst = sub.add_parser("list", help="list the entries of audit suites",
+                         description="List suite entries: suite/id, kind, mechanism, claim, expectation.")
+    lst.add_argument("paths", nargs="*", metavar="PATHS", help=paths_help)
+    lst.add_argument("--select", action="append", metavar="PATTERN", help=select_help)
+
+    rep = sub.add_parser("reproduce", help="rerun a seed paper's experiment and write a markdown report",
+                         description="Rerun an experiment of a seed paper from scratch and compare it with "
+                         "the printed numbers; the report is printed and written to DIR/NAME.md.")
+    rep.add_argument("name", nargs="?", metavar="NAME", help="the reproduction (see --list)")
+    rep.add_argument("--list", action="store_true", help="list the reproductions and exit")
+    rep.add_argument("--quick", action="store_true",
+                     help="a small configuration that runs in seconds (numbers not comparable with the paper)")
+    rep.add_argument("--seed", type=_non_negative_int, default=0, metavar="N", help="run seed (default 0)")
+    rep.add_argument("--workers", type=_positive_int, default=None, metavar="N",
+                     help="processes (default: all cores; results do not depend on it)")
+    rep.add_argument("--out", default="dpverify-reproductions", metavar="DIR",
+                     help="directory of the report DIR/NAME.md and any figures (default: dpverify-reproductions)")
+
+    bench = sub.add_parser("bench", help="run the benchmarks of a source checkout (python -m benchmarks)",
+                           description="Run the benchmarks of the checkout dpverify is installed from (editable "
+                           "install): python -m benchmarks with these options, e.g. --quick, --only peers, "
+                           "--write docs/performance.md; `dpverify bench -- --help` lists them.")
+    bench.add_argument("options", nargs="*", metavar="OPTIONS",
+                       help="passed to python -m benchmarks (every argument after 'bench', as given)")
+    return parser
+
+
+def benchmarks_root() -> Path:
+    """The checkout holding ``benchmarks/`` next to this ``dpverify`` package, or an InputError."""
+    root = Path(__file__).resolve().parents[2]
+    if not (root / "benchmarks" / "__main__.py").is_file():
+        raise InputError("dpverify bench runs the benchmarks of a source checkout, and this dpverify is installed "
+                         f"without them ({root / 'benchmarks'} does not exist); clone the repository and "
+                         "`pip install -e \".[dev]\"` in it, or run `python -m benchmarks` there")
+    return root
+
+
+def _cmd_bench(options: Sequence[str]) -> int:
+    """``dpverify bench OPTIONS``: every argument goes to ``python -m benchmarks`` unparsed (a leading ``--``
+    is dropped)."""
+    import subprocess
+
+    root = benchmarks_root()
+    options = list(options[1:] if options[:1] == ["--"] else options)
+    return subprocess.run([sys.executable, "-m", "benchmarks", *options], cwd=root).returncode
+
+
+def _load(paths: Sequence[str]) -> list[Suite]:
+    return load_suites(paths) if paths else default_suites()
+
+
+def _cmd_list(args: argparse.Namespace, out: TextIO) -> int:
+    entries = select_entries(_load(args.paths), args.select)
+    rows = [(e.name, e.kind, e.mechanism, str(e.claim), f"expect {e.expect}") for e in entries]
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    for r in rows:
+        print("  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip(), file=out)
+    return EXIT_OK
+
+
+def _cmd_reproduce(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    if args.list or args.name is None:
+        width = max(len(n) for n in REPRODUCTIONS)
+        for name, path in sorted(REPRODUCTIONS.items()):
+            print(f"{name.ljust(width)}  {path}", file=out)
+        if args.name is None and not args.list:
+            print("dpverify: pass a NAME to run one: dpverify reproduce NAME [--quick]", file=err)
+        return EXIT_OK
+    load_reproduction(args.name)  # an unknown name fails before anything runs
+    print(f"reproducing {args.name} ({'quick' if args.quick else 'full'}, seed {args.seed}) ...", file=err,
+          flush=True)
+    t0 = time.perf_counter()
+    try:
+        text = run_reproduction(args.name, quick=args.quick, seed=args.seed, out_dir=args.out,
+                                workers=args.workers)
+    except KeyboardInterrupt:
+        print(f"dpverify: interrupted; no report written for {args.name}", file=err)
+        return EXIT_INTERRUPTED
+    print(text, file=out, end="", flush=True)
+    print(f"report: {Path(args.out) / (args.name + '.md')} ({time.perf_counter() - t0:.1f} s)", file=err)
+    return EXIT_OK
+
+
+def _with_plot_path(outcome: EntryOutcome) -> EntryOutcome:
+    """A theorem entry's details name its plot ``plots/<suite>__<id>.png``, which
+    :func:`dpverify.reporting.report.write_reports` draws once the run is over (when matplotlib is installed)."""
+    if outcome.kind != "theorem" or outcome.outcome == "error" or outcome.details is None:
+        return outcome
+    from dpverify.reporting.plots import matplotlib_available
+
+    if not matplotlib_available():
+        return outcome
+    return replace(outcome, details={**outcome.details, "plot": f"plots/{outcome.suite}__{outcome.id}.png"})
+
+
+def _run_meta(args: argparse.Namespace, mode: str, suites: Sequence[Suite]) -> dict[str, Any]:
+    meta = {"mode": mode, "seed": args.seed, "workers": args.workers, "jobs": _jobs(args),
+            "suites": [str(s.path) for s in suites],
+            "select": args.select}
+    if args.scheduler is not None:
+        meta["scheduler"] = args.scheduler
+    if _sequential(args):
+        meta["sequential"] = True
+    return meta
+
+
+def _sequential(args: argparse.Namespace) -> bool:
+    return bool(getattr(args, "sequential", False))
+
+
+def _sampling_on(scheduler: str | None) -> AbstractContextManager[Any]:
+    """Local processes, or the Dask cluster at ``scheduler`` (:func:`dpverify.execution.distributed.use_scheduler`)."""
+    if scheduler is None:
+        return nullcontext()
+    from dpverify.execution.distributed import use_scheduler
+
+    return use_scheduler(scheduler)
+
+
+def _prepare(args: argparse.Namespace, mode: str) -> tuple[list[Suite], list[Entry]]:
+    """Load, select and preflight the suites and validate the seed: every usage error before anything runs."""
+    suites = _load(args.paths)
+    entries = select_entries(suites, args.select)
+    preflight(entries)
+    entry_seed(args.seed, "", "")
+    return suites, entries
+
+
+def _jobs(args: argparse.Namespace) -> int:
+    """Entries run side by side: ``--jobs``, else every core; one on a Dask cluster (it does the sampling)."""
+    if args.scheduler is not None:
+        return 1
+    return args.jobs if args.jobs is not None else max(1, os.cpu_count() or 1)
+
+
+def _run_in_worker(entry: Entry, mode: str, seed: int, workers: int | None, sequential: bool = False) -> EntryOutcome:
+    """A ``--jobs`` worker: run one entry; the in-memory result object stays behind (the report uses records)."""
+    return replace(run_entry(entry, mode, seed, workers, sequential), result=None)
+
+
+def _execute(entries: Sequence[Entry], mode: str, args: argparse.Namespace, meta: dict[str, Any],
+             kept: dict[str, EntryOutcome], err: TextIO) -> tuple[list[EntryOutcome], bool]:
+    """Run the entries not in ``kept``, rewriting ``<out>/report.json`` (every entry, in order) before the first
+    and after each one, and the plots, ``report.md`` and ``report.html`` at the end.  Returns the outcomes and
+    whether Ctrl-C interrupted the run (the report then says ``"interrupted"`` and marks the unfinished entries
+    ``"not-run"``)."""
+    out_dir = Path(args.out)
+    report_path = out_dir / "report.json"
+    results = dict(kept)
+
+    def snapshot(status: str) -> list[EntryOutcome]:
+        outcomes = [results.get(e.name) or not_run_outcome(e, mode, args.seed) for e in entries]
+        try:
+            write_reports(out_dir, outcomes, {**meta, "status": status})
+        except OSError as exc:
+            raise InputError(f"cannot write the report {report_path}: {exc}; pass another --out DIR") from None
+        return outcomes
+
+    todo = [(i, e) for i, e in enumerate(entries) if e.name not in results]
+    outcomes = snapshot("running" if todo else "complete")
+    jobs = min(_jobs(args), len(todo))
+    if jobs > 1:
+        return _execute_side_by_side(todo, jobs, mode, args, results, snapshot, entries, kept, err)
+    with Progress(err, entries, done=kept.values()) as progress:
+        try:
+            for k, (i, entry) in enumerate(todo):
+                progress.start(entry, i)
+                outcome = _with_plot_path(run_entry(entry, mode, args.seed, args.workers, _sequential(args)))
+                results[entry.name] = outcome
+                progress.finish(outcome, i)
+                outcomes = snapshot("running" if k + 1 < len(todo) else "complete")
+        except KeyboardInterrupt:
+            progress.interrupted()
+            return snapshot("interrupted"), True
+    return outcomes, False
+
+
+def _execute_side_by_side(todo: list[tuple[int, Entry]], jobs: int, mode: str, args: argparse.Namespace,
+                          results: dict[str, EntryOutcome], snapshot: Any, entries: Sequence[Entry],
+                          kept: dict[str, EntryOutcome], err: TextIO) -> tuple[list[EntryOutcome], bool]:
+    """``--jobs N``: the entries in ``N`` processes, each entry sampling with ``--workers`` (default 1) processes.
+    Each entry's seed derives from the run seed and its suite/id, so the outcomes are those of a sequential run;
+    the report (every entry in suite order) is rewritten as each one finishes, in whatever order they finish."""
+    workers = args.workers if args.workers is not None else 1
+    pool = ProcessPoolExecutor(max_workers=jobs)
+    outcomes: list[EntryOutcome] = []
+    with Progress(err, entries, done=kept.values()) as progress:
+        try:
+            futures = {pool.submit(_run_in_worker, entry, mode, args.seed, workers, _sequential(args)): (i, entry)
+                       for i, entry in todo}
+            for k, future in enumerate(as_completed(futures)):
+                i, entry = futures[future]
+                try:
+                    outcome = future.result()
+                except BrokenProcessPool as exc:  # a worker died (killed, out of memory): say which entry
+                    raise InputError(f"the process running {entry.name} died ({exc}); rerun with --jobs 1 to see "
+                                     "why, or --resume to keep the finished entries") from None
+                outcome = _with_plot_path(outcome)
+                results[entry.name] = outcome
+                progress.start(entry, i)
+                progress.finish(outcome, i)
+                outcomes = snapshot("running" if k + 1 < len(todo) else "complete")
+        except KeyboardInterrupt:
+            # the running entries are dropped (reported not-run, as a sequential run drops its current entry);
+            # stop their processes now rather than wait for them
+            for proc in list((getattr(pool, "_processes", None) or {}).values()):
+                proc.terminate()
+            pool.shutdown(wait=False, cancel_futures=True)
+            progress.interrupted()
+            return snapshot("interrupted"), True
+        finally:
+            pool.shutdown(wait=True, cancel_futures=True)
+    return outcomes, False
+
+
+def _json_number(v: Any) -> float | None:
+    """A report's number (``"inf"``/``"-inf"``/``"nan"`` as strings) as a float."""
+    return None if v is None else float(v)
+
+
+def _kept_outcomes(report_path: Path, entries: Sequence[Entry], mode: str, seed: int, suites: Sequence[Suite],
+                   err: TextIO, sequential: bool = False) -> dict[str, EntryOutcome]:
+    """``--resume``: the finished entries of ``report_path`` that this invocation would produce again."""
+    if not report_path.is_file():
+        raise InputError(f"--resume: {report_path} does not exist; pass the --out DIR of the run to resume, or "
+                         "drop --resume to start afresh")
+    record = load_run_record(report_path)
+    if record.kind != "report":
+        raise InputError(f"--resume: {report_path} is not a report.json; pass the --out DIR of a `dpverify run`")
+    differs = []
+    if record.doc.get("mode") != mode:
+        differs.append(f"mode: the report is {record.doc.get('mode')}, this run is {mode} (add or drop --full)")
+    if bool(record.doc.get("sequential", False)) != sequential:
+        differs.append(f"--sequential: the report was run {'with' if record.doc.get('sequential') else 'without'} "
+                       f"it, this run {'with' if sequential else 'without'}")
+    if record.doc.get("seed") != seed:
+        differs.append(f"seed: the report has --seed {record.doc.get('seed')}, this run --seed {seed}")
+    theirs = record.doc.get("suites") or []
+    if sorted(str(Path(p).resolve()) for p in theirs) != sorted(str(s.path.resolve()) for s in suites):
+        differs.append(f"suites: the report ran {', '.join(map(str, theirs)) or 'none'}, this run loads "
+                       f"{', '.join(str(s.path) for s in suites)}")
+    if differs:
+        raise InputError(f"cannot resume {report_path}: it was written by another invocation -- "
+                         + "; ".join(differs) + "; rerun with the report's settings, or drop --resume "
+                         "(or pass another --out DIR) to start afresh")
+    kept: dict[str, EntryOutcome] = {}
+    stale: list[str] = []
+    for e in entries:
+        r = record.entries.get(e.name)
+        if r is None or r.get("outcome") == "not-run":
+            continue
+        fresh = not_run_outcome(e, mode, seed)
+        ref = fresh.to_dict()
+        changed = [k for k in ("kind", "mechanism", "claim", "expectation", "seed") if r.get(k) != ref[k]]
+        if changed:
+            stale.append(f"{e.name} ({', '.join(changed)})")
+            continue
+        try:
+            kept[e.name] = replace(
+                fresh, outcome=str(r["outcome"]), matched=r.get("matched") is True,
+                epsilon_lower_bound=_json_number(r.get("epsilon_lower_bound")), samples=r.get("samples"),
+                search_samples=r.get("search_samples"), seconds=float(r.get("seconds") or 0.0),
+                witness=r.get("witness"), error=r.get("error"), details=r.get("details"))
+        except (KeyError, TypeError, ValueError) as exc:
+            raise InputError(f"--resume: {report_path}: the record of {e.name} is damaged ({type(exc).__name__}: "
+                             f"{exc}); drop --resume to start afresh") from None
+    print(f"resuming {report_path}: {len(kept)} finished entries kept, {len(entries) - len(kept)} to run",
+          file=err, flush=True)
+    if stale:
+        print(f"  run again (the suite entry changed since the report): {'; '.join(stale)}", file=err, flush=True)
+    return kept
+
+
+def _finish(outcomes: list[EntryOutcome], interrupted: bool, report_path: Path, out: TextIO, err: TextIO,
+            t0: float) -> int | None:
+    """Print the table; on an interruption the message and the exit status, else ``None``."""
+    print(format_table(outcomes), file=out, flush=True)
+    if interrupted:
+        done = sum(o.outcome != "not-run" for o in outcomes)
+        print(f"dpverify: interrupted after {done}/{len(outcomes)} entries; report with the finished "
+              f"entries: {report_path}", file=err)
+        return EXIT_INTERRUPTED
+    print(f"report: {report_path} ({time.perf_counter() - t0:.1f} s)", file=err)
+    return None
+
+
+def _cmd_run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    mode = "full" if args.full else "quick"
+    suites, entries = _prepare(args, mode)
+    report_path = Path(args.out) / "report.json"
+    kept = (_kept_outcomes(report_path, entries, mode, args.seed, suites, err, _sequential(args)) if args.resume
+            else {})
+    t0 = time.perf_counter()
+    with _sampling_on(args.scheduler):
+        outcomes, interrupted = _execute(entries, mode, args, _run_meta(args, mode, suites), kept, err)
+    code = _finish(outcomes, interrupted, report_path, out, err, t0)
+    if code is not None:
+        return code
+    return EXIT_OK if all(o.matched for o in outcomes) else EXIT_MISMATCH
+
+
+def _cmd_certify(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    mode = "quick" if args.quick else "full"
+    suites, entries = _prepare(args, mode)
+    out_dir = Path(args.out)
+    cert_path = out_dir / "certificate.json"
+    try:
+        cert_path.unlink(missing_ok=True)  # never leave an old certificate next to a new report
+    except OSError as exc:
+        raise InputError(f"cannot remove the old certificate {cert_path}: {exc}; pass another --out DIR") from None
+    t0 = time.perf_counter()
+    meta = _run_meta(args, mode, suites)
+    with _sampling_on(args.scheduler):
+        outcomes, interrupted = _execute(entries, mode, args, meta, {}, err)
+    code = _finish(outcomes, interrupted, out_dir / "report.json", out, err, t0)
+    if code is not None:
+        print("dpverify: no certificate written (the run did not finish)", file=err)
+        return code
+    try:
+        write_certificate(out_dir, outcomes, {**meta, "status": "complete"}, entries)
+    except OSError as exc:
+        raise InputError(f"cannot write the certificate {cert_path}: {exc}; pass another --out DIR") from None
+    matched = all(o.matched for o in outcomes)
+    print(f"certificate: {cert_path} ({mode} mode, {'every' if matched else 'NOT every'} outcome as expected)",
+          file=err)
+    return EXIT_OK if matched else EXIT_MISMATCH
+
+
+def _cmd_compare(args: argparse.Namespace, out: TextIO) -> int:
+    comparison = compare_runs(load_run_record(args.base), load_run_record(args.new))
+    if args.json:
+        print(json.dumps(comparison.to_dict(), indent=2, ensure_ascii=False, allow_nan=False), file=out)
+    else:
+        print(comparison.format_text(), file=out)
+    return EXIT_REGRESSION if comparison.regression else EXIT_OK
+
+
+def _tolerant(stream: TextIO) -> None:
+    """Replace characters the console cannot encode (✓, ε on legacy code pages) instead of crashing."""
+    reconfigure = getattr(stream, "reconfigure", None)
+    if reconfigure is not None:
+        try:
+            reconfigure(errors="replace")
+        except Exception:  # noqa: BLE001 -- best effort only
+            pass
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``dpverify`` console script; returns the exit status."""
+    out, err = sys.stdout, sys.stderr
+    _tolerant(out)
+    _tolerant(err)
+    parser = build_parser()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["bench"] and argv[1:2] not in (["-h"], ["--help"]):  # options go through unparsed
+        try:
+            return _cmd_bench(argv[1:])
+        except DPVerifyError as exc:
+            print(f"dpverify: error: {exc}", file=err)
+            return EXIT_USAGE
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # --help, --version and usage errors
+        code = exc.code
+        return code if isinstance(code, int) else (0 if code is None else EXIT_USAGE)
+    if args.command is None:
+        parser.print_help(err)
+        return EXIT_USAGE
+    try:
+        if args.command == "list":
+            return _cmd_list(args, out)
+        if args.command == "reproduce":
+            return _cmd_reproduce(args, out, err)
+        if args.command == "certify":
+            return _cmd_certify(args, out, err)
+        if args.command == "compare":
+            return _cmd_compare(args, out)
+        return _cmd_run(args, out, err)
+    except DPVerifyError as exc:
+        print(f"dpverify: error: {exc}", file=err)
+        return EXIT_USAGE
+    except KeyboardInterrupt:  # while loading suites, before any entry ran
+        print("dpverify: interrupted", file=err)
+        return EXIT_INTERRUPTED
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(main())

@@ -1,0 +1,291 @@
+"""Batched, seeded sampling of a mechanism, on a process pool.
+
+Every batch of outputs gets its own ``numpy.random.SeedSequence`` built from the audit's root entropy
+and the batch's coordinates ``(phase, pair, side, batch)``; batches have a fixed size that does not
+depend on the number of workers.  A given seed therefore produces the same outputs, hence the same
+report, on one worker or many (DESIGN.md, "Reliability rules").
+
+The mechanism contract is enforced here: ``mechanism(x, n, rng)`` must return an array whose first
+axis has length ``n``, of a numeric dtype, with the same trailing shape and dtype on every call.
+
+Where the batches run: a :class:`WorkerPool` uses a local process pool, unless it was created while a
+:class:`RemoteExecutor` was active (:func:`dpverify.execution.distributed.use_scheduler` activates one that sends the
+batches to a Dask cluster).  Either way results come back in task order, so the executor never changes a
+result.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import pickle
+import time
+from concurrent.futures import ProcessPoolExecutor
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any, Callable, Iterator, Protocol, Sequence
+
+import numpy as np
+from numpy.typing import NDArray
+
+from dpverify.errors import MechanismError
+
+Mechanism = Callable[[Any, int, np.random.Generator], Any]
+
+SEARCH_PHASE = 0
+TEST_PHASE = 1
+SWEEP_PHASE = 4   # (2: the event search's own generators, 3: the contract probe)
+
+
+@dataclass(frozen=True)
+class Signature:
+    """Trailing shape and dtype of a mechanism's outputs."""
+
+    shape: tuple[int, ...]
+    dtype: str
+
+    def describe(self) -> str:
+        return f"rows of shape {self.shape} and dtype {self.dtype}"
+
+
+@dataclass(frozen=True)
+class Task:
+    """One batch: ``n`` outputs of ``mechanism`` on the ``side`` input of pair ``pair_index``."""
+
+    mechanism: Mechanism
+    x: Any
+    n: int
+    entropy: int
+    phase: int
+    pair_index: int
+    side: int
+    batch: int
+    pair_label: str
+    nan_policy: str
+    events: tuple[Any, ...] | None = None  # test phase: count these events instead of returning outputs
+    hashes: bool = False                   # atom sweep: return one 64-bit hash per output row instead
+
+    def where(self) -> str:
+        return f"input x{self.side} of pair {self.pair_index} ('{self.pair_label}')"
+
+
+def batch_sizes(total: int, batch_size: int) -> list[int]:
+    """Split ``total`` into batches of ``batch_size`` (the last one smaller)."""
+    full, rest = divmod(total, batch_size)
+    return [batch_size] * full + ([rest] if rest else [])
+
+
+def _check_output(task: Task, raw: Any) -> tuple[NDArray, Signature]:
+    where = task.where()
+    try:
+        out = np.asarray(raw)
+    except Exception as exc:  # ragged lists and the like
+        raise MechanismError(f"the output of the mechanism on {where} is not an array: {exc}") from None
+    if out.ndim == 0 or out.shape[0] != task.n:
+        got = "a scalar" if out.ndim == 0 else f"{out.shape[0]} rows"
+        raise MechanismError(
+            f"the mechanism returned {got} for n={task.n} on {where}; the contract is "
+            "mechanism(x, n, rng) -> array whose first axis has length n (one row per sample)"
+        )
+    if out.dtype.kind not in "biuf":
+        raise MechanismError(
+            f"the mechanism returned dtype {out.dtype} on {where}; outputs must be numeric "
+            "(encode categorical outputs as integer codes)"
+        )
+    if out.dtype.kind == "b":
+        out = out.astype(np.int8)
+    if out.ndim > 2:
+        out = out.reshape(task.n, -1)
+    if out.dtype.kind == "f" and task.nan_policy == "raise":
+        nan = np.isnan(out)
+        if nan.any():
+            frac = nan.reshape(task.n, -1).any(axis=1).mean()
+            raise MechanismError(
+                f"the mechanism returned NaN in {frac:.2%} of the outputs on {where}. NaN outputs "
+                "cannot be compared by value; if a NaN output is a real release of the mechanism (it "
+                "then distinguishes inputs), audit with nan_policy='outcome'"
+            )
+    return out, Signature(tuple(out.shape[1:]), str(out.dtype))
+
+
+@contextmanager
+def single_threaded_libraries(scope: str = "numpy") -> Iterator[None]:
+    """BLAS and OpenMP on one thread inside the block (threadpoolctl).  The audit's own computations -- the
+    logistic regression of the event search, the linear score of its events -- are on tall, thin matrices
+    (n x d, d <= 32), where the libraries' threads cost more than they give, and the audit already runs one
+    process per core (with two workers, their threads made the catalogue's SVT verdicts about twice as slow).
+    The mechanism's own calls are not limited.
+
+    ``scope`` names the set of libraries to limit, scanned once per process on first use (the scan takes
+    milliseconds): ``"numpy"`` (numpy's and scipy's BLAS, loaded once dpverify is), ``"sklearn"`` (also
+    scikit-learn's OpenMP: use it after importing scikit-learn)."""
+    controller = _controllers.get(scope)
+    if controller is None:
+        from threadpoolctl import ThreadpoolController
+
+        controller = _controllers[scope] = ThreadpoolController()
+    with controller.limit(limits=1):
+        yield
+
+
+#: threadpoolctl controllers of this process, by scope (see :func:`single_threaded_libraries`)
+_controllers: dict[str, Any] = {}
+
+
+def run_task(task: Task) -> tuple[Any, Signature]:
+    """Worker entry point: draw one batch; return it (search) or the event counts (test)."""
+    seq = np.random.SeedSequence(task.entropy, spawn_key=(task.phase, task.pair_index, task.side, task.batch))
+    rng = np.random.Generator(np.random.PCG64(seq))
+    try:
+        raw = task.mechanism(task.x, task.n, rng)
+    except MechanismError:
+        raise
+    except Exception as exc:
+        raise MechanismError(
+            f"the mechanism raised {type(exc).__name__} on {task.where()}: {exc}"
+        ) from None
+    out, sig = _check_output(task, raw)
+    if task.hashes:
+        from dpverify.statistical.atoms import row_hashes
+
+        return row_hashes(out), sig
+    if task.events is None:
+        return out, sig
+    with single_threaded_libraries():
+        counts = np.array([int(np.count_nonzero(ev.contains(out))) for ev in task.events], dtype=np.int64)
+    return counts, sig
+
+
+def resolve_workers(workers: int | None) -> int:
+    if workers is None:
+        return max(1, os.cpu_count() or 1)
+    return int(workers)
+
+
+class RemoteExecutor(Protocol):
+    """Somewhere else to run a :class:`WorkerPool`'s tasks (see :mod:`dpverify.execution.distributed`)."""
+
+    def slots(self) -> int:
+        """How many tasks it runs at once (reported as the workers used)."""
+        ...
+
+    def unsendable(self, task: Any) -> str | None:
+        """Why ``task`` cannot be sent (the pool then samples in this process and notes why), or ``None``."""
+        ...
+
+    def run(self, tasks: Sequence[Any], fn: Callable[[Any], Any]) -> list[Any]:
+        """``[fn(t) for t in tasks]``, computed elsewhere, in task order."""
+        ...
+
+
+_remote: RemoteExecutor | None = None
+
+
+@contextmanager
+def remote_executor(executor: RemoteExecutor) -> Iterator[RemoteExecutor]:
+    """Make every :class:`WorkerPool` created inside the block run its tasks on ``executor``.
+
+    Process-wide while the block is open; blocks nest (the innermost wins).  Users call
+    :func:`dpverify.execution.distributed.use_scheduler`, which builds the executor.
+    """
+    global _remote
+    previous, _remote = _remote, executor
+    try:
+        yield executor
+    finally:
+        _remote = previous
+
+
+#: A pool not yet started runs a call here when it expects the call to take less than ``INLINE_SECONDS`` (forking
+#: the workers and sending them the tasks costs a sizeable part of a second): from the outputs per second of the same function
+#: measured on earlier calls run here, or, on a first call, when the tasks draw fewer than ``INLINE_BELOW`` outputs
+#: in all (a small audit, the first stages of :func:`dpverify.statistical.sequential.audit_sequential`).  Where a task runs never
+#: changes its result.
+INLINE_BELOW = 100_000
+INLINE_SECONDS = 0.25
+
+
+def _outputs(tasks: Sequence[Any]) -> float:
+    """Outputs the tasks draw in all (their ``n``), or infinity when some task does not say."""
+    total = 0
+    for t in tasks:
+        n = getattr(t, "n", None)
+        if not isinstance(n, int):
+            return math.inf
+        total += n
+    return total
+
+
+class WorkerPool:
+    """A process pool created on first use and reused for every batch of an audit.
+
+    Falls back to the calling process (and says so in ``note``) when the tasks cannot be pickled,
+    e.g. a lambda or a closure as the mechanism.  Created inside :func:`remote_executor` (i.e. inside
+    :func:`dpverify.execution.distributed.use_scheduler`), it sends every task to that executor instead.
+    """
+
+    def __init__(self, workers: int) -> None:
+        self.workers = workers
+        self.used = 1
+        self.note: str | None = None
+        self._pool: ProcessPoolExecutor | None = None
+        self._remote = _remote
+        self._remote_checked = False
+        self._rates: dict[Any, float] = {}   # outputs per second of each fn run here (see INLINE_SECONDS)
+
+    def run(self, tasks: Sequence[Any], fn: Callable[[Any], Any] = run_task) -> list[Any]:
+        """Run ``fn`` (default :func:`run_task`) on every task; results in task order (so they do not depend
+        on the number of workers).  ``fn`` must be a module-level function for the pool to pickle it."""
+        if self._remote is not None and tasks and self.note is None:
+            if not self._remote_checked:
+                self._remote_checked = True
+                self.note = self._remote.unsendable(tasks[0])
+            if self.note is None:
+                self.used = max(self.used, min(self._remote.slots(), len(tasks)))
+                return self._remote.run(tasks, fn)
+        if self.workers <= 1 or len(tasks) <= 1 or self.note is not None:
+            return [fn(t) for t in tasks]
+        if self._pool is None:
+            try:
+                pickle.dumps(tasks[0])
+            except Exception as exc:
+                self.note = (
+                    f"the mechanism or its input cannot be pickled ({type(exc).__name__}); sampled in "
+                    "one process -- define it at module level to use several workers"
+                )
+                return [fn(t) for t in tasks]
+            work = _outputs(tasks)
+            rate = self._rates.get(fn)
+            if (work / rate if rate else (0.0 if work < INLINE_BELOW else math.inf)) < INLINE_SECONDS:
+                # starting the processes would cost more than they save: run here, and learn how fast fn is
+                t0 = time.perf_counter()
+                results = [fn(t) for t in tasks]
+                elapsed = time.perf_counter() - t0
+                if elapsed > 0 and math.isfinite(work):
+                    self._rates[fn] = work / elapsed
+                return results
+            self._pool = ProcessPoolExecutor(max_workers=self.workers)
+        self.used = max(self.used, min(self.workers, len(tasks)))
+        chunk = max(1, math.ceil(len(tasks) / (4 * self.workers)))
+        return list(self._pool.map(fn, tasks, chunksize=chunk))
+
+    @property
+    def started(self) -> bool:
+        """Worker processes are running (created by the first :meth:`run` that needed them)."""
+        return self._pool is not None
+
+    @property
+    def remote(self) -> bool:
+        """Tasks go to a remote executor (a Dask cluster)."""
+        return self._remote is not None
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(cancel_futures=True)
+            self._pool = None
+
+    def __enter__(self) -> "WorkerPool":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

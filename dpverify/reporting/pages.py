@@ -1,0 +1,197 @@
+"""``report.md`` and a self-contained ``report.html`` of a suite run, with plots.
+
+:func:`write_reports` writes ``report.json`` on every call (the run's durable record; see
+:mod:`dpverify.reporting.report`) and, once the run is over (``status`` other than ``"running"``), the plots in
+``<out>/plots/`` -- the ε found against the claim for every entry, the privacy-loss histogram on the witness
+pair of each statistical entry that found a violation or did not match its expectation (a passing entry's
+histogram is sampling noise around the claim; drawing all of them would cost the default run seconds), each
+theorem's estimate and interval against its bound over the sweep -- then
+``report.md`` (plots referenced as files) and ``report.html`` (plots embedded, no external resource: one file to
+attach to a review).  Plots are redrawn from the records each time, so a resumed or re-run report never shows a
+stale picture.  Without matplotlib (the ``plots`` extra) the pages say so and carry no plots.
+
+The wording rule holds on every page: ``pass`` is *no violation detected at this budget*, never *is private*;
+``holds`` is evidence for the inputs checked, not a proof.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import json
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from dpverify.jsonsafe import format_number as _fmt
+from dpverify.reporting.report import (
+    _claim,
+    _found,
+    _ok,
+    report_dict,
+    summarize,
+    write_report_json,
+    write_text_atomic,
+)
+from dpverify.suites.suite import EntryOutcome
+
+__all__ = ["write_reports", "render_markdown", "render_html", "draw_plots"]
+
+Block = tuple[Any, ...]
+_WORDING = ("`pass` means no violation detected at this budget, never that the mechanism is private; `holds` "
+            "means the theorem's bound was met on the inputs checked, at the stated confidence, not a proof.")
+
+
+def draw_plots(out_dir: Path, records: Sequence[Mapping[str, Any]]) -> dict[str, str]:
+    """Draw every plot of the report into ``out_dir/plots``; ``{entry name or "summary": relative path}``."""
+    from dpverify.reporting.plots import matplotlib_available, plot_epsilon_summary, plot_loss_histogram, plot_theorem
+
+    if not matplotlib_available():
+        return {}
+    plots: dict[str, str] = {}
+    summary = plot_epsilon_summary(records, out_dir / "plots" / "epsilon_summary.png")
+    if summary is not None:
+        plots["summary"] = "plots/epsilon_summary.png"
+    for r in records:
+        name, rel = f"{r['suite']}/{r['id']}", f"plots/{r['suite']}__{r['id']}.png"
+        drawn = None
+        if r.get("kind") == "theorem" and r.get("details") and r.get("outcome") != "error":
+            drawn = plot_theorem(r["details"], out_dir / rel)
+        elif r.get("kind") == "statistical" and r.get("details") and (r["outcome"] == "violation"
+                                                                        or not r.get("matched")):
+            drawn = plot_loss_histogram(r, out_dir / rel)  # witnesses of violations and surprises only
+        if drawn is not None:
+            plots[name] = rel
+    return plots
+
+
+def _entry_blocks(o: EntryOutcome, record: Mapping[str, Any], plots: Mapping[str, str]) -> list[Block]:
+    mark = _ok(o)
+    blocks: list[Block] = [("h3", f"{o.name}: {o.outcome} (expected {o.expectation}) {mark}"),
+                           ("p", f"kind `{o.kind}`, `{o.mechanism}`, claim {_claim(o)}, seed {o.seed}, "
+                                 f"{o.seconds:.2f} s")]
+    details = record.get("details") or {}
+    if o.outcome == "error":
+        blocks.append(("pre", o.error or ""))
+        return blocks
+    if o.kind == "theorem":
+        blocks.append(("p", f"Claim checked: {details.get('statement', '-')}"))
+        blocks.append(("p", details.get("summary", "-")))
+    elif o.kind in ("statistical", "exact"):
+        blocks.append(("p", f"ε found: {_found(o)} (claim {_claim(o)}; true ε {_fmt(o.true_epsilon)})"))
+    elif details.get("summary"):
+        blocks.append(("p", str(details["summary"])))
+    if record.get("witness"):
+        blocks.append(("pre", json.dumps(record["witness"], ensure_ascii=False, indent=1)[:2000]))
+    if o.name in plots:
+        blocks.append(("img", plots[o.name], f"plot of {o.name}"))
+    return blocks
+
+
+def _blocks(doc: Mapping[str, Any], outcomes: Sequence[EntryOutcome], plots: Mapping[str, str]) -> list[Block]:
+    s = summarize(outcomes)
+    meta = (f"status **{doc['status']}**, mode {doc['mode']}, run seed {doc['seed']}, workers {doc['workers']}, "
+            f"created {doc['created']}, dpverify {doc['dpverify_version']}, Python {doc['python']} on "
+            f"{doc['platform']}")
+    counts = (f"{s['matched']}/{s['entries']} entries as expected; {s['mismatched']} mismatched, {s['errors']} "
+              f"errors, {s['not_run']} not run; {s['seconds']:.1f} s in entries")
+    blocks: list[Block] = [("h1", "dpverify report"), ("p", meta), ("p", counts), ("p", _WORDING)]
+    if not plots:
+        blocks.append(("p", 'No plots: matplotlib is not installed (pip install "dpverify[plots]").'))
+    header = ("entry", "kind", "claim", "found", "outcome", "expected", "ok", "samples", "seconds")
+    rows = [(o.name, o.kind, _claim(o), _found(o), o.outcome, o.expectation, _ok(o),
+             "-" if o.samples is None else str(o.samples), "-" if o.outcome == "not-run" else f"{o.seconds:.2f}")
+            for o in outcomes]
+    blocks += [("h2", "Results"), ("table", header, rows)]
+    if "summary" in plots:
+        blocks += [("h2", "ε found against the claim"),
+                   ("p", "Lower confidence bounds (statistical) and exact losses (exact) against each entry's "
+                         "claimed ε; red bars exceed the claim."),
+                   ("img", plots["summary"], "epsilon found against the claim")]
+    blocks.append(("h2", "Entries (mismatches and errors first)"))
+    by_name = {f"{r['suite']}/{r['id']}": r for r in doc["entries"]}
+    ordered = sorted(outcomes, key=lambda o: (o.matched or o.outcome == "not-run", 0))
+    for o in ordered:
+        if o.outcome != "not-run":
+            blocks += _entry_blocks(o, by_name[o.name], plots)
+    return blocks
+
+
+def _md_cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def render_markdown(doc: Mapping[str, Any], outcomes: Sequence[EntryOutcome], plots: Mapping[str, str]) -> str:
+    """``report.md``: the run's metadata, the results table and one section per entry (plots as files)."""
+    out: list[str] = []
+    for b in _blocks(doc, outcomes, plots):
+        kind = b[0]
+        if kind in ("h1", "h2", "h3"):
+            out += ["#" * int(kind[1]) + " " + b[1], ""]
+        elif kind == "p":
+            out += [b[1], ""]
+        elif kind == "pre":
+            out += ["```", b[1], "```", ""]
+        elif kind == "img":
+            out += [f"![{b[2]}]({b[1]})", ""]
+        elif kind == "table":
+            out.append("| " + " | ".join(b[1]) + " |")
+            out.append("|" + "---|" * len(b[1]))
+            out += ["| " + " | ".join(_md_cell(c) for c in row) + " |" for row in b[2]]
+            out.append("")
+    return "\n".join(out)
+
+
+_CSS = """body{font-family:system-ui,sans-serif;margin:2em auto;max-width:72em;color:#222}
+table{border-collapse:collapse;font-size:.85em}td,th{border:1px solid #ccc;padding:.2em .5em;text-align:left}
+tr.bad td{background:#fde2e2}pre{background:#f6f6f6;padding:.6em;overflow-x:auto;font-size:.8em}
+img{max-width:100%;border:1px solid #eee}h3{margin-top:1.6em}code{background:#f2f2f2}"""
+
+
+def _inline(text: str) -> str:
+    """Escape, and render `code` spans."""
+    parts = html.escape(text).split("`")
+    return "".join(f"<code>{p}</code>" if i % 2 else p for i, p in enumerate(parts))
+
+
+def render_html(doc: Mapping[str, Any], outcomes: Sequence[EntryOutcome], plots: Mapping[str, str],
+                out_dir: Path) -> str:
+    """``report.html``: the same content as the markdown, one self-contained file (plots embedded as data URIs)."""
+    body: list[str] = []
+    for b in _blocks(doc, outcomes, plots):
+        kind = b[0]
+        if kind in ("h1", "h2", "h3"):
+            body.append(f"<{kind}>{_inline(b[1])}</{kind}>")
+        elif kind == "p":
+            body.append(f"<p>{_inline(b[1]).replace('**', '')}</p>")
+        elif kind == "pre":
+            body.append(f"<pre>{html.escape(b[1])}</pre>")
+        elif kind == "img":
+            data = base64.b64encode((out_dir / b[1]).read_bytes()).decode("ascii")
+            body.append(f'<p><img alt="{html.escape(b[2])}" src="data:image/png;base64,{data}"></p>')
+        elif kind == "table":
+            head = "".join(f"<th>{html.escape(h)}</th>" for h in b[1])
+            rows = []
+            for row in b[2]:
+                bad = ' class="bad"' if row[6] == "✗" else ""
+                rows.append(f"<tr{bad}>" + "".join(f"<td>{html.escape(c)}</td>" for c in row) + "</tr>")
+            body.append(f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>")
+    title = f"dpverify report ({doc['status']}, {doc['created']})"
+    return (f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>{html.escape(title)}</title>'
+            f"<style>{_CSS}</style></head><body>\n" + "\n".join(body) + "\n</body></html>\n")
+
+
+def write_reports(out_dir: str | Path, outcomes: Sequence[EntryOutcome], meta: Mapping[str, Any]) -> dict[str, Path]:
+    """Write ``report.json`` (always, atomically) and, unless ``meta["status"] == "running"``, the plots,
+    ``report.md`` and ``report.html``; return the paths written by kind (``json``, ``md``, ``html``)."""
+    out_dir = Path(out_dir)
+    paths = {"json": write_report_json(out_dir / "report.json", outcomes, meta)}
+    if meta.get("status", "complete") == "running":
+        return paths
+    doc = report_dict(outcomes, meta)
+    plots = draw_plots(out_dir, doc["entries"])
+    paths["md"] = out_dir / "report.md"
+    write_text_atomic(paths["md"], render_markdown(doc, outcomes, plots))
+    paths["html"] = out_dir / "report.html"
+    write_text_atomic(paths["html"], render_html(doc, outcomes, plots, out_dir))
+    return paths

@@ -1,0 +1,409 @@
+"""The black-box (epsilon, delta) audit.
+
+``audit(mechanism, pairs, epsilon, delta)`` looks for an event ``S`` and a pair of neighbouring
+inputs ``(x, x')`` with ``P[M(x) in S] > e^epsilon P[M(x') in S] + delta``.  Two phases:
+
+1. **search** -- ``search_samples`` outputs per input of every pair; for both directions of every
+   pair, :func:`dpverify.statistical.events.search_events` proposes the best event of each family;
+2. **test** -- the ``finalists`` best candidates (at most one per pair and direction, ranked by a
+   score corrected for the optimism of picking the best of many) are re-counted on ``samples``
+   *fresh* outputs per input.  For each, Clopper--Pearson bounds at level ``alpha / (2 K)``
+   (``K`` finalists: a Bonferroni correction over every event, pair and direction tested) give
+   ``eps_LB = ln((p_low - delta) / p_high)``.  With probability at least ``1 - alpha`` every one of
+   these bounds holds at once, so their maximum is a lower confidence bound on the true epsilon
+   (at this delta).  A violation is reported when it exceeds the claimed epsilon.
+
+The events are chosen on data independent of the test samples, so the search heuristics cannot
+inflate the bound.  An event seen under one input and never under the other (an *impossible*
+event) yields a large finite bound, flagged as such in the witness.
+
+References: DP-Sniper (Bichsel et al., S&P 2021) for the Clopper--Pearson bound with a union bound;
+StatDP (Ding et al., CCS 2018) for the categorical/threshold events; Jagielski et al. (NeurIPS
+2020) for ``ln((p_low - delta) / p_high)``; anchors-auditing.md §2.1--2.2, §2.13.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections import defaultdict
+from contextlib import nullcontext
+from dataclasses import dataclass
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from dpverify.statistical.contract import check_batches_distinct, check_pairs_differ, check_rng_contract
+from dpverify.errors import InputError, MechanismError
+from dpverify.statistical.atoms import row_hashes
+from dpverify.statistical.events import Candidate, atom_candidates, rank_candidates, search_events
+from dpverify.neighbours import Pair, as_pairs
+from dpverify.statistical.privacy_loss import loss_histogram
+from dpverify.statistical.result import AuditResult, EventTest, Witness
+from dpverify.execution.sampling import (
+    SEARCH_PHASE,
+    SWEEP_PHASE,
+    TEST_PHASE,
+    Mechanism,
+    Signature,
+    Task,
+    batch_sizes,
+    WorkerPool,
+    single_threaded_libraries,
+    resolve_workers,
+    run_task,
+)
+from dpverify.statistical.stats import (
+    clopper_pearson_lower,
+    clopper_pearson_upper,
+    epsilon_lower_bound,
+    normal_quantile,
+)
+
+__all__ = ["audit", "DEFAULT_SAMPLES"]
+
+DEFAULT_SAMPLES = 1_000_000
+DEFAULT_SEARCH_CAP = 200_000
+SWEEP_FRACTION = 10
+#: families of events on point masses: they get a finalist slot of their own per pair and direction
+MASS_FAMILIES = ("atom", "nan")
+NAN_POLICIES = ("raise", "outcome")
+
+
+def _check_real(name: str, value: Any, *, low: float, high: float, low_open: bool, high_open: bool) -> float:
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        raise InputError(f"{name} must be a number, got {value!r}") from None
+    ok = math.isfinite(v) and (v > low if low_open else v >= low) and (v < high if high_open else v <= high)
+    if not ok:
+        lo = "(" if low_open else "["
+        hi = ")" if high_open else "]"
+        raise InputError(f"{name} must lie in {lo}{low:g}, {high:g}{hi}, got {value!r}")
+    return v
+
+
+def _check_count(name: str, value: Any, minimum: int = 1) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        if isinstance(value, float) and value.is_integer():
+            value = int(value)
+        else:
+            raise InputError(f"{name} must be an integer >= {minimum}, got {value!r}")
+    if value < minimum:
+        raise InputError(f"{name} must be an integer >= {minimum}, got {value!r}")
+    return int(value)
+
+
+def _root_entropy(seed: int | np.random.SeedSequence | None) -> int:
+    if isinstance(seed, np.random.SeedSequence):
+        return int(seed.entropy)
+    if seed is not None:
+        if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+            raise InputError(f"seed must be a non-negative integer or None, got {seed!r}")
+        return int(seed)
+    return int(np.random.SeedSequence().entropy)
+
+
+def _grouped(tasks: Sequence[Task], results: Sequence[tuple[Any, Signature]],
+             expected: Signature | None) -> tuple[dict[tuple[int, int], list[Any]], Signature]:
+    """The batches' values by ``(pair, side)``, in batch order.  Every output must have the signature
+    (trailing shape, dtype) of the first one seen, or of ``expected`` when given."""
+    signature, first_where = expected, "the earlier pairs"
+    grouped: dict[tuple[int, int], list[Any]] = defaultdict(list)
+    for task, (value, sig) in zip(tasks, results):
+        if signature is None:
+            signature, first_where = sig, task.where()
+        elif sig != signature:
+            raise MechanismError(
+                f"the mechanism returned {sig.describe()} on {task.where()} but {signature.describe()} "
+                f"on {first_where}; every input must give outputs of the same shape and dtype "
+                "(pad or encode variable-length outputs)"
+            )
+        grouped[(task.pair_index, task.side)].append(value)
+    assert signature is not None
+    return grouped, signature
+
+
+def _count_events(mechanism: Mechanism, pairs: Sequence[Pair], events: dict[int, tuple[Any, ...]], n: int,
+                  batch_size: int, entropy: int, nan_policy: str, pool: WorkerPool,
+                  expected: Signature | None) -> dict[tuple[int, int], Any]:
+    """Phase 2: ``n`` fresh outputs per input of the pairs in ``events``; the counts of their events."""
+    tasks = [t for i in sorted(events)
+             for t in _pair_tasks(mechanism, pairs[i], i, n, batch_size, entropy, nan_policy, TEST_PHASE, events[i])]
+    grouped, _ = _grouped(tasks, pool.run(tasks), expected)
+    return {k: np.sum(v, axis=0) for k, v in grouped.items()}
+
+
+@dataclass(frozen=True)
+class _PairSearch:
+    """Phase 1 for one pair: its search batches and what the event search needs (picklable, so that the
+    pairs can be searched on the worker pool side by side)."""
+
+    tasks: tuple[Task, ...]
+    pair_index: int
+    expected: Signature | None
+    n_test: int
+    z: float
+    delta: float
+    float_bits: bool
+    nan_outcome: bool
+    entropy: int
+    sweep: tuple[Task, ...] = ()
+
+    @property
+    def n(self) -> int:
+        """Outputs this pair's search draws (both inputs)."""
+        return sum(t.n for t in self.tasks) + sum(t.n for t in self.sweep)
+
+
+@dataclass(frozen=True)
+class _PairFound:
+    candidates: list[Candidate]
+    scored: int
+    kind: str
+    histogram: dict[str, Any] | None
+    signature: Signature
+
+
+def _search_pair(job: _PairSearch, run: Callable[[Sequence[Task]], list[Any]] | None = None) -> _PairFound:
+    """Sample the pair's search outputs (``run``: where the batches run; default here) and search its events.
+
+    The event search's generator is the pair's own (``spawn_key=(2, pair)``), so the result is the same
+    wherever and in whatever order the pairs are searched.
+    """
+    tasks = job.tasks + job.sweep
+    results = run(tasks) if run is not None else [run_task(t) for t in tasks]
+    grouped, signature = _grouped(job.tasks, results[:len(job.tasks)], job.expected)
+    check_batches_distinct([v for side in (0, 1) for v in grouped[(job.pair_index, side)]],
+                           f"pair {job.pair_index} ('{job.tasks[0].pair_label}')")
+    o0, o1 = (np.concatenate(grouped[(job.pair_index, side)]) for side in (0, 1))
+    rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence(job.entropy, spawn_key=(2, job.pair_index))))
+    with single_threaded_libraries():
+        found, scored, kind = search_events(o0, o1, n_test=job.n_test, z=job.z, delta=job.delta,
+                                            float_bits=job.float_bits, nan_outcome=job.nan_outcome, rng=rng)
+    if job.sweep:
+        swept, _ = _grouped(job.sweep, results[len(job.tasks):], signature)
+        h0, h1 = (np.concatenate(swept[(job.pair_index, side)]) for side in (0, 1))
+        found = found + atom_candidates(h0, h1, job.n_test, job.z, job.delta, _examples(o0, o1))
+    return _PairFound(found, scored, kind, loss_histogram(o0, o1), signature)
+
+
+def _examples(o0: np.ndarray, o1: np.ndarray) -> Callable[[np.ndarray], tuple[str, ...]]:
+    """Readable rows of the search sample whose hashes are given (the atoms the sweep found), for descriptions."""
+    rows = np.concatenate([o0, o1])
+    hashes = row_hashes(rows)
+
+    def show(chosen: np.ndarray) -> tuple[str, ...]:
+        idx = [int(np.flatnonzero(hashes == h)[0]) for h in chosen[:3] if (hashes == h).any()]
+        flat = rows.reshape(len(rows), -1)
+        return tuple((f"{flat[i][0]:.6g}" if flat.shape[1] == 1 else
+                      "(" + ",".join(f"{v:.6g}" for v in flat[i][:8]) + (",…" if flat.shape[1] > 8 else "") + ")")
+                     for i in idx)
+
+    return show
+
+
+def _pair_tasks(mechanism: Mechanism, pair: Pair, i: int, n: int, batch_size: int, entropy: int, nan_policy: str,
+                phase: int, events: tuple[Any, ...] | None = None) -> tuple[Task, ...]:
+    """The batches of ``n`` outputs per input of pair ``i`` in ``phase`` (with ``events``: count them; in the
+    sweep phase: hash the rows)."""
+    return tuple(Task(mechanism, x, m, entropy, phase, i, side, b, pair.label, nan_policy, events,
+                      phase == SWEEP_PHASE)
+                 for side, x in ((0, pair.x0), (1, pair.x1)) for b, m in enumerate(batch_sizes(n, batch_size)))
+
+
+def audit(
+    mechanism: Mechanism,
+    pairs: Sequence[Pair] | Sequence[tuple[Any, Any]],
+    epsilon: float,
+    delta: float = 0.0,
+    *,
+    samples: int = DEFAULT_SAMPLES,
+    search_samples: int | None = None,
+    alpha: float = 0.05,
+    seed: int | np.random.SeedSequence | None = None,
+    workers: int | None = None,
+    batch_size: int = 100_000,
+    finalists: int = 3,
+    nan_policy: str = "raise",
+    float_bits: bool = False,
+    pool: WorkerPool | None = None,
+) -> AuditResult:
+    """Audit the claim that ``mechanism`` is ``(epsilon, delta)``-DP on the given neighbouring pairs.
+
+    Parameters
+    ----------
+    mechanism
+        ``mechanism(x, n, rng) -> ndarray`` with ``n`` rows (DESIGN.md contract); it must be
+        picklable (module level) to run on several workers.
+    pairs
+        Neighbouring inputs: :class:`dpverify.neighbours.Pair` objects or ``(x0, x1)`` tuples, e.g.
+        from ``relation.pairs(x)``.  Both directions of every pair are tested.
+    epsilon, delta
+        The claim.  ``delta > 0`` makes this a hockey-stick test.
+    samples
+        Fresh outputs per input for the final test.
+    search_samples
+        Outputs per input for the event search (default ``min(samples, 200_000)``).
+    alpha
+        Error level: the reported bound holds with probability at least ``1 - alpha``.
+    seed
+        Root seed.  Same seed => same result, whatever ``workers`` is.  ``None`` draws fresh entropy,
+        reported as ``result.seed`` so the run can be repeated.
+    workers
+        Processes for sampling (default: all cores).
+    batch_size
+        Outputs per mechanism call; fixed so that results do not depend on ``workers``.
+    finalists
+        Number of candidate events re-tested on fresh samples (Bonferroni factor).
+    nan_policy
+        ``"raise"`` (default): NaN outputs are an error; ``"outcome"``: NaN is an output value.
+    float_bits
+        Also search events on the low-order bits of float outputs (floating-point attacks).
+    pool
+        A :class:`dpverify.execution.sampling.WorkerPool` to sample on, kept open by the caller across several
+        audits (``workers`` is then ignored); by default the audit opens and closes its own.
+    """
+    t_start = time.perf_counter()
+    if not callable(mechanism):
+        raise InputError(
+            f"mechanism must be callable as mechanism(x, n, rng) -> ndarray, got {type(mechanism).__name__}"
+        )
+    epsilon = _check_real("epsilon", epsilon, low=0.0, high=math.inf, low_open=True, high_open=True)
+    delta = _check_real("delta", delta, low=0.0, high=1.0, low_open=False, high_open=True)
+    alpha = _check_real("alpha", alpha, low=0.0, high=1.0, low_open=True, high_open=True)
+    samples = _check_count("samples", samples)
+    search_samples = _check_count(
+        "search_samples", min(samples, DEFAULT_SEARCH_CAP) if search_samples is None else search_samples
+    )
+    if search_samples < 2:
+        raise InputError("search_samples must be at least 2")
+    batch_size = _check_count("batch_size", batch_size)
+    finalists = _check_count("finalists", finalists)
+    if nan_policy not in NAN_POLICIES:
+        raise InputError(f"nan_policy must be one of {NAN_POLICIES}, got {nan_policy!r}")
+    if workers is not None:
+        workers = _check_count("workers", workers)
+    pair_list = as_pairs(pairs)
+    check_pairs_differ(pair_list)
+    entropy = _root_entropy(seed)
+    check_rng_contract(mechanism, pair_list[0].x0, entropy, f"input x0 of pair 0 ('{pair_list[0].label}')")
+    n_workers = resolve_workers(workers)
+    notes: list[str] = []
+    with (nullcontext(pool) if pool is not None else WorkerPool(n_workers)) as pool:
+        # ---- phase 1: search.  With several workers and pairs, the pairs are searched side by side on
+        # the pool (memory: one pair's search sample per worker); otherwise one pair at a time here, its
+        # batches on the pool.  Same candidates either way.
+        z = normal_quantile(alpha / (2 * finalists))
+        # the atom sweep (dpverify.statistical.atoms): point masses too rare for the search sample, on a tenth of the test
+        # budget, when that is larger than the search sample
+        n_sweep = samples // SWEEP_FRACTION if samples // SWEEP_FRACTION > search_samples else 0
+        candidates: list[tuple[int, Candidate]] = []
+        n_candidates = 0
+        kinds: set[str] = set()
+        signature: Signature | None = None
+        histograms: dict[int, dict[str, Any] | None] = {}
+
+        def job(i: int, expected: Signature | None) -> _PairSearch:
+            return _PairSearch(_pair_tasks(mechanism, pair_list[i], i, search_samples, batch_size, entropy,
+                                           nan_policy, SEARCH_PHASE), i, expected, samples, z, delta, float_bits,
+                               nan_policy == "outcome", entropy,
+                               _pair_tasks(mechanism, pair_list[i], i, n_sweep, batch_size, entropy, nan_policy,
+                                           SWEEP_PHASE) if n_sweep else ())
+
+        side_by_side = len(pair_list) > 1 and (pool.workers > 1 or pool.remote)
+        if side_by_side and not pool.started:
+            # the search of vector outputs fits a logistic regression; import scikit-learn once here, before
+            # the pool forks, rather than once in every worker (about 1 s each, per audit)
+            import sklearn.linear_model  # noqa: F401
+        first = _search_pair(job(0, None), pool.run)          # pair 0 here: it fixes the signature
+        found_all = [first]
+        if len(pair_list) > 1:
+            rest = [job(i, first.signature) for i in range(1, len(pair_list))]
+            if side_by_side:
+                found_all += pool.run(rest, fn=_search_pair)
+            else:
+                found_all += [_search_pair(j, pool.run) for j in rest]
+        for i, f in enumerate(found_all):
+            signature = f.signature
+            histograms[i] = f.histogram
+            kinds.add(f.kind)
+            n_candidates += f.scored
+            candidates.extend((i, c) for c in f.candidates)
+
+        # ---- choose finalists: best optimism-corrected scores, one per (pair, direction) and slot: point masses
+        # (atoms, NaN) have a slot of their own, so that a large tail event cannot crowd out a rare atom ------
+        n_score = search_samples - search_samples // 2
+        ranks = rank_candidates([c for _, c in candidates], np.array([c.n_score or n_score for _, c in candidates]),
+                                samples, z, delta)
+        chosen: list[tuple[int, Candidate]] = []
+        seen_groups: set[tuple[int, int, str]] = set()
+        order = np.argsort(-ranks, kind="stable")
+        # one finalist is reserved for the best point-mass candidate whose own (uncorrected) scoring-half score is
+        # positive: a rare atom seen a few times and never under the neighbour is structure, not luck, but the
+        # optimism correction sized for many candidates would push it below every tail event
+        mass = [r for r in order if candidates[r][1].family in MASS_FAMILIES and candidates[r][1].score > 0]
+        if mass and finalists > 1:
+            order = np.r_[mass[:1], [r for r in order if r != mass[0]]].astype(np.intp)
+        for r in order:
+            i, c = candidates[r]
+            # a projected bound <= 0 cannot show a violation but would cost Bonferroni budget;
+            # only the best candidate is tested when no candidate is positive
+            useless = ranks[r] <= 0 and r != order[0]
+            slot = (i, c.direction, "mass" if c.family in MASS_FAMILIES else "shape")
+            if not np.isfinite(ranks[r]) or useless or slot in seen_groups:
+                continue
+            seen_groups.add(slot)
+            chosen.append((i, c))
+            if len(chosen) == finalists:
+                break
+
+        # ---- phase 2: fresh samples -----------------------------------------------------------
+        tests: list[EventTest] = []
+        if chosen:
+            by_pair: dict[int, list[Candidate]] = defaultdict(list)
+            for i, c in chosen:
+                by_pair[i].append(c)
+            events = {i: tuple(c.event for c in cs) for i, cs in by_pair.items()}
+            counts = _count_events(mechanism, pair_list, events, samples, batch_size, entropy, nan_policy, pool,
+                                   signature)
+            level = alpha / (2 * len(chosen))
+            for i, cs in by_pair.items():
+                for j, c in enumerate(cs):
+                    k0, k1 = int(counts[(i, 0)][j]), int(counts[(i, 1)][j])
+                    k_num, k_den = (k0, k1) if c.direction == 0 else (k1, k0)
+                    p_low = float(clopper_pearson_lower(k_num, samples, level))
+                    p_high = float(clopper_pearson_upper(k_den, samples, level))
+                    lb = float(epsilon_lower_bound(p_low, p_high, delta))
+                    tests.append(EventTest(i, pair_list[i].label, c.direction, c.event.description,
+                                           k_num, k_den, samples, p_low, p_high, lb, c.score))
+        else:
+            notes.append("no event separated the outputs of any pair on the search sample")
+        used = pool.used
+        if pool.note:
+            notes.append(pool.note)
+    tests.sort(key=lambda t: -t.epsilon_lower_bound)
+    best = tests[0] if tests and tests[0].epsilon_lower_bound > 0 else None
+    if tests and best is None:
+        notes.append("no tested event gave a positive ε lower bound")
+    lb = best.epsilon_lower_bound if best is not None else 0.0
+    witness = Witness(pair_list[best.pair_index], best) if best is not None else None
+    return AuditResult(
+        violation=lb > epsilon,
+        epsilon_lower_bound=lb,
+        epsilon=epsilon,
+        delta=delta,
+        alpha=alpha,
+        witness=witness,
+        tests=tuple(tests),
+        samples=samples,
+        search_samples=search_samples,
+        n_pairs=len(pair_list),
+        n_candidates=n_candidates,
+        output_kind="/".join(sorted(kinds)),
+        seed=entropy,
+        seconds=time.perf_counter() - t_start,
+        workers=used,
+        notes=tuple(notes),
+        loss_histogram=histograms.get(best.pair_index if best is not None else 0),
+    )
