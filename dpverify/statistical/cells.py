@@ -245,7 +245,7 @@ def fit_product_ratio(sel0: NDArray, sel1: NDArray) -> ProductRatioScore | None:
         if len(uniq) <= RATIO_BINS:        # a discrete coordinate: one bin per value
             e = np.unique(np.concatenate([uniq, np.nextafter(uniq, np.inf)]))
         else:
-            e = np.asarray(_edges(pooled, RATIO_BINS))
+            e = np.asarray(_edges(pooled, RATIO_BINS, tails=False))
         b0 = np.bincount(np.searchsorted(e, c0, "right"), minlength=len(e) + 1)
         b1 = np.bincount(np.searchsorted(e, c1, "right"), minlength=len(e) + 1)
         # keep-or-drop on a coarse version of the bins (quartiles of the pooled sample): a weak shift spread over
