@@ -19,7 +19,7 @@ after the other (dpverify first), with 2 processes each:
   (``event_iterations`` search and ``detect_iterations`` test outputs per input), stopping at the first
   violation: the same maximum budget as StatDP's verdict, and the time and outputs until the verdict.
 * dpverify's **bound**: the same entry with its own budget (``quick`` or ``full``), through
-  :func:`dpverify.suites.suite.run_entry`; wall time and the ε lower bound (a 1 − α confidence bound over every pair
+  :func:`dpverify.suites.run_entry`; wall time and the ε lower bound (a 1 − α confidence bound over every pair
   and event tested).
 * StatDP: StatDP's own version of the mechanism (same noise, same ε; StatDP's own output encodings, e.g. the
   number of ⊥ of an SVT), StatDP's neighbour patterns on an input of the catalogue's length, StatDP's
@@ -231,7 +231,7 @@ def run_statdp(py: Path, spec: dict[str, Any], log: Callable[[str], None] = lamb
 
 
 def catalogue_entries(ids: Iterable[str], path: Path = CATALOGUE) -> dict[str, Any]:
-    from dpverify.suites.suite import load_suite
+    from dpverify.suites import load_suite
     wanted = set(ids)
     found = {e.id: e for e in load_suite(path).entries if e.id in wanted}
     missing = wanted - set(found)
@@ -246,8 +246,8 @@ def run_dpverify(ids: Iterable[str], mode: str, seed: int, workers: int = WORKER
     """Audit the catalogue entries ``ids`` (budget ``mode``, or ``samples = (samples, search_samples)``; with
     ``sequential``, as a ladder ending at that budget); returns per id: verdict, bound, seconds, samples,
     expectation, true ε, and for a ladder the stages run, planned, and outputs per input until the verdict."""
-    from dpverify.suites.suite import Budget as SuiteBudget
-    from dpverify.suites.suite import run_entry
+    from dpverify.suites import Budget as SuiteBudget
+    from dpverify.suites import run_entry
     out: dict[str, dict[str, Any]] = {}
     for eid, entry in catalogue_entries(ids).items():
         if samples is not None:

@@ -14,7 +14,7 @@ audit's default search budget, ``search_samples = min(samples, 200 000)`` (passe
 1. ``samples`` -- :func:`dpverify.audit` time against ``samples`` (10^4 .. 4·10^6) on two catalogue entries
    (``audits/catalogue.toml``): ``laplace`` (``Laplace(0.1)``, the pair (0, 1)) and ``histogram``
    (``Histogram(0.1)``, input 5 × 1.0, its ℓ1 radius-1 pattern pairs); mechanism and pairs are built by
-   :mod:`dpverify.suites.suite` from the entries.  The time is split into the search phase (search draws + event
+   :mod:`dpverify.suites` from the entries.  The time is split into the search phase (search draws + event
    search) and the test phase (fresh draws counted on the finalists' events).
 2. ``graph`` -- audit time against |V| on complete graphs ``K_|V|`` (weights U(0, 5), one corner pair
    ``(w, w + d)``, ``d`` a random sign vector: ``algorithms.graph.examples.corner_pairs`` as in
@@ -58,7 +58,7 @@ from algorithms.graph.weighted_graph import WeightedGraph
 from benchmarks.bench_graph import (LoadMeter, background_busy, bench_arguments, fmt_time, report_header,
                                     wait_for_idle, write_section)
 from dpverify.exact import exact_audit
-from dpverify.suites.suite import build_mechanism, build_pairs, load_suite
+from dpverify.suites import build_mechanism, build_pairs, load_suite
 
 BEGIN, END = "<!-- BEGIN scaling -->", "<!-- END scaling -->"
 

@@ -39,7 +39,7 @@ from algorithms.hard.subsampling import SubsampledLaplaceCount  # noqa: E402
 from dpverify.statistical.calibration import CalibrationCase, false_alarm_rate  # noqa: E402
 from dpverify.errors import InputError  # noqa: E402
 from dpverify.statistical.oracle import MIN_ORACLE_SAMPLES, OracleBound, default_oracle_samples, oracle_bound  # noqa: E402
-from dpverify.suites.suite import Entry, build_mechanism, build_pairs, entry_seed, load_suite, run_entry  # noqa: E402
+from dpverify.suites import Entry, build_mechanism, build_pairs, entry_seed, load_suite, run_entry  # noqa: E402
 
 DOC = ROOT / "docs" / "auditor.md"
 BEGIN, END = "<!-- BEGIN generated -->", "<!-- END generated -->"

@@ -27,7 +27,7 @@ sys.path.insert(0, str(ROOT))
 from benchmarks.bench_graph import write_section  # noqa: E402
 from dpverify.jsonsafe import format_number  # noqa: E402
 from dpverify.reporting.plots import plot_theorem  # noqa: E402
-from dpverify.suites.suite import EntryOutcome, load_suites, run_suites  # noqa: E402
+from dpverify.suites import EntryOutcome, load_suites, run_suites  # noqa: E402
 from dpverify.theorems.check import SweepResult, TheoremResult, verdict_rates  # noqa: E402
 
 DOC = ROOT / "docs" / "theorems.md"

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from dpverify.suites.suite import load_suite, run_entry
+from dpverify.suites import load_suite, run_entry
 
 AUDITS = Path(__file__).resolve().parents[1] / "audits"
 SUITES = [load_suite(AUDITS / "catalogue.toml"), load_suite(AUDITS / "graph.toml")]

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from dpverify.cli import commands as cli
-from dpverify.suites import suite as suite_mod
+from dpverify.suites import runner as suite_mod
 from dpverify.reporting.certify import (
     code_fingerprint,
     compare_runs,
@@ -23,7 +23,7 @@ from dpverify.reporting.certify import (
 )
 from dpverify.errors import InputError
 from dpverify.statistical.stats import clopper_pearson_lower, clopper_pearson_upper
-from dpverify.suites.suite import entry_seed, load_suite
+from dpverify.suites import entry_seed, load_suite
 
 DATA = Path(__file__).parent / "data"
 TINY = DATA / "suites" / "tiny.toml"

@@ -14,10 +14,10 @@ import pytest
 
 from dpverify.cli import commands as cli
 from dpverify.reporting import report as report_mod
-from dpverify.suites import suite as suite_mod
+from dpverify.suites import runner as suite_mod
 from dpverify.errors import InputError
 from dpverify.reporting.report import format_table, write_report_json
-from dpverify.suites.suite import load_suite, not_run_outcome, run_suites
+from dpverify.suites import load_suite, not_run_outcome, run_suites
 
 DATA = Path(__file__).parent / "data"
 SUITES = DATA / "suites"

@@ -204,7 +204,7 @@ def test_exact_suite_outcomes_match_expectations() -> None:
     entries are deterministic; the em entries test at α = 1e-3 with fixed derived seeds)."""
     from pathlib import Path
 
-    from dpverify.suites.suite import load_suite, run_suites
+    from dpverify.suites import load_suite, run_suites
 
     suite = load_suite(Path(__file__).resolve().parents[1] / "audits" / "exact.toml")
     outcomes = run_suites([suite], "quick", seed=0)

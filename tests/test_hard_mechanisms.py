@@ -17,7 +17,7 @@ from algorithms.hard.many_candidates import ExponentialMechanismOverCandidates
 from algorithms.hard.one_hot import OneHotRR
 from algorithms.hard.rare_leak import ClippedLaplace, RareLeak, RoundedLaplace, TriggeredLeak
 from algorithms.hard.subsampling import SubsampledLaplaceCount
-from dpverify.suites.suite import load_suite
+from dpverify.suites import load_suite
 
 MECHS = [
     (RareLeak(1.0, 1e-3), 0.0), (TriggeredLeak(1.0, 1e-3), [1.5]), (RoundedLaplace(1.0), 0.0),

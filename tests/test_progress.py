@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from dpverify.cli import commands as cli
-from dpverify.suites import suite as suite_mod
+from dpverify.suites import runner as suite_mod
 from dpverify.cli.progress import Progress, format_duration, outcome_tail
-from dpverify.suites.suite import Entry, EntryOutcome, load_suite, not_run_outcome
+from dpverify.suites import Entry, EntryOutcome, load_suite, not_run_outcome
 
 DATA = Path(__file__).parent / "data"
 TINY = DATA / "suites" / "tiny.toml"

@@ -39,7 +39,7 @@ from algorithms.classic import (
 from algorithms.classic.noisy_mean import mean_of
 from algorithms.classic.rappor import bloom_bits, murmur3_32
 from algorithms.noise import NoiseSource
-from dpverify.suites.suite import build_mechanism, build_pairs, load_suite
+from dpverify.suites import build_mechanism, build_pairs, load_suite
 
 P_MIN = 1e-4  # false-failure level of each goodness-of-fit assertion
 Z = 6.0  # standard errors allowed in moment checks

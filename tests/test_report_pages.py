@@ -6,8 +6,8 @@ import json
 import sys
 from pathlib import Path
 
-from dpverify.reporting.report import write_reports
-from dpverify.suites.suite import load_suite, run_suites
+from dpverify.reporting.pages import write_reports
+from dpverify.suites import load_suite, run_suites
 
 TESTS = Path(__file__).parent
 if str(TESTS) not in sys.path:

@@ -155,7 +155,7 @@ def test_sensitivity_suite_runs_as_expected() -> None:
     """The default sensitivity suite (audits/sensitivity.toml): every entry's outcome equals its expectation."""
     from pathlib import Path
 
-    from dpverify.suites.suite import load_suite, run_suites
+    from dpverify.suites import load_suite, run_suites
 
     suite = load_suite(Path(__file__).resolve().parents[1] / "audits" / "sensitivity.toml")
     outcomes = run_suites([suite], seed=0)

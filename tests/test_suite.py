@@ -1,4 +1,4 @@
-"""Tests of dpverify.suites.suite: loading and validating suite files, resolving mechanisms, pairs, seeds,
+"""Tests of dpverify.suites: loading and validating suite files, resolving mechanisms, pairs, seeds,
 selection and running entries (with a fake audit; the real audit runs in tests/test_cli.py)."""
 
 from __future__ import annotations
@@ -12,9 +12,11 @@ from typing import Any
 import numpy as np
 import pytest
 
-from dpverify.suites import suite as suite_mod
+from dpverify.suites import loader as loader_mod
+from dpverify.suites import runner as suite_mod
 from dpverify.errors import InputError, MechanismError, SuiteError
-from dpverify.suites.suite import (
+from dpverify.suites import (
+    DEFAULT_LEDGER_RUNS,
     Budget,
     Claim,
     Entry,
@@ -257,12 +259,12 @@ def test_default_suites(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None
 
 
 def test_default_suite_dir_missing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(suite_mod, "__file__", str(tmp_path / "site" / "dpverify" / "suites" / "suite.py"))
+    monkeypatch.setattr(loader_mod, "__file__", str(tmp_path / "site" / "dpverify" / "suites" / "loader.py"))
     with pytest.raises(SuiteError, match="pass suite files or directories, or run from a checkout"):
         default_suite_dir(tmp_path)
     checkout = tmp_path / "checkout"
     (checkout / "audits").mkdir(parents=True)
-    monkeypatch.setattr(suite_mod, "__file__", str(checkout / "dpverify" / "suites" / "suite.py"))
+    monkeypatch.setattr(loader_mod, "__file__", str(checkout / "dpverify" / "suites" / "loader.py"))
     assert default_suite_dir(tmp_path) == checkout / "audits"
 
 
@@ -620,7 +622,7 @@ def test_ledger_entries_run_and_report(tmp_path: Path) -> None:
                       input='{ build = "numpy:zeros", params = { shape = 3 } }'))
     suite = load_suite(write(tmp_path, body, head=LEDGER_HEAD))
     ok, over, pure = suite.entries
-    assert ok.kind == "ledger" and ok.runs == 8 and over.runs == suite_mod.DEFAULT_LEDGER_RUNS == 20
+    assert ok.kind == "ledger" and ok.runs == 8 and over.runs == DEFAULT_LEDGER_RUNS == 20
     assert ok.claim == Claim(1.0, 1e-6) and ok.input.tolist() == [0.1, 0.5]
     outcomes = run_suites([suite])
     assert [o.outcome for o in outcomes] == ["pass", "violation", "violation"]

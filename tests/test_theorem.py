@@ -174,7 +174,7 @@ def _timeless(x: object) -> object:
 
 def test_theorem_entries_run_report_and_plot(tmp_path: Path) -> None:
     from dpverify.cli.commands import main
-    from dpverify.suites.suite import load_suite, run_suites
+    from dpverify.suites import load_suite, run_suites
 
     path = tmp_path / "th.toml"
     path.write_text(HEAD + _entry() + _entry(id='"single"', params="{ factor = 0.9, t = 1.0 }", sweep="",
@@ -206,7 +206,7 @@ def test_theorem_entries_run_report_and_plot(tmp_path: Path) -> None:
     ({"alpha": "2"}, "expected a number in (0, 1)"),
 ])
 def test_theorem_entries_are_validated(tmp_path: Path, over: dict[str, str], words: str) -> None:
-    from dpverify.suites.suite import load_suite
+    from dpverify.suites import load_suite
 
     path = tmp_path / "th.toml"
     path.write_text(HEAD + _entry(**over), encoding="utf-8")
@@ -216,7 +216,7 @@ def test_theorem_entries_are_validated(tmp_path: Path, over: dict[str, str], wor
 
 
 def test_theorem_entry_with_unmet_hypotheses_is_an_error_outcome(tmp_path: Path) -> None:
-    from dpverify.suites.suite import load_suite, preflight, run_suites
+    from dpverify.suites import load_suite, preflight, run_suites
 
     path = tmp_path / "th.toml"
     path.write_text(HEAD + _entry(sweep='{ param = "t", values = [1.0, -1.0] }')

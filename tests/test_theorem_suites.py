@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from dpverify.suites.suite import load_suites, preflight, run_entry
+from dpverify.suites import load_suites, preflight, run_entry
 
 ROOT = Path(__file__).resolve().parents[1]
 SUITES = load_suites(sorted((ROOT / "audits").glob("theorems_*.toml")))

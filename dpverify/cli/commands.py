@@ -5,7 +5,7 @@
     Run audit suites (the quick budget unless ``--full``).  Progress on stderr (:mod:`dpverify.cli.progress`: a
     live status line on a terminal, one line per entry otherwise), the table on stdout, ``DIR/report.json``
     rewritten atomically after every entry, ``report.md`` and ``report.html`` with plots at the end
-    (:func:`dpverify.reporting.report.write_reports`).  Exit status 0 when every outcome equals its expectation, 1
+    (:func:`dpverify.reporting.pages.write_reports`).  Exit status 0 when every outcome equals its expectation, 1
     otherwise, 2 on usage or suite errors, 130 when interrupted (Ctrl-C; the report keeps every finished entry
     and marks the others ``"not-run"``).  An entry that raises is recorded as ``"error"`` and the run goes on.
     ``--resume`` reads ``DIR/report.json`` and keeps every finished entry (outcome other than ``"not-run"``)
@@ -31,7 +31,7 @@
 ``dpverify list [PATHS...] [--select PATTERN]``
     One line per entry: ``suite/id``, kind, mechanism, claim, expectation.
 
-Without ``PATHS``, ``run``, ``certify`` and ``list`` use the default suites (see :func:`dpverify.suites.suite.default_suites`).
+Without ``PATHS``, ``run``, ``certify`` and ``list`` use the default suites (see :func:`dpverify.suites.default_suites`).
 Any :class:`~dpverify.errors.DPVerifyError` is printed as ``dpverify: error: <message>`` (exit 2).
 
 ``dpverify bench [OPTIONS]``
@@ -64,9 +64,10 @@ from typing import Any, TextIO
 from dpverify.reporting.certify import compare_runs, load_run_record, write_certificate
 from dpverify.errors import DPVerifyError, InputError
 from dpverify.cli.progress import Progress
-from dpverify.reporting.report import dpverify_version, format_table, write_reports
+from dpverify.reporting.pages import write_reports
+from dpverify.reporting.report import dpverify_version, format_table
 from dpverify.cli.reproduce import REPRODUCTIONS, load_reproduction, run_reproduction
-from dpverify.suites.suite import (
+from dpverify.suites import (
     Entry,
     EntryOutcome,
     Suite,
@@ -248,7 +249,7 @@ def _cmd_reproduce(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 def _with_plot_path(outcome: EntryOutcome) -> EntryOutcome:
     """A theorem entry's details name its plot ``plots/<suite>__<id>.png``, which
-    :func:`dpverify.reporting.report.write_reports` draws once the run is over (when matplotlib is installed)."""
+    :func:`dpverify.reporting.pages.write_reports` draws once the run is over (when matplotlib is installed)."""
     if outcome.kind != "theorem" or outcome.outcome == "error" or outcome.details is None:
         return outcome
     from dpverify.reporting.plots import matplotlib_available

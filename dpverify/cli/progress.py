@@ -31,7 +31,7 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from typing import TextIO
 
-from dpverify.suites.suite import Entry, EntryOutcome
+from dpverify.suites import Entry, EntryOutcome
 
 __all__ = ["Progress", "outcome_tail", "format_duration", "REFRESH_SECONDS"]
 

@@ -19,7 +19,7 @@ from typing import Any
 
 from dpverify.errors import InputError, SuiteError
 from dpverify.reporting.report import write_text_atomic
-from dpverify.suites.suite import resolve
+from dpverify.suites import resolve
 
 __all__ = ["REPRODUCTIONS", "run_reproduction", "load_reproduction", "known_names"]
 

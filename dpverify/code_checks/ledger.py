@@ -28,9 +28,8 @@ from typing import Any
 
 import numpy as np
 
-from dpverify.statistical.auditor import _check_count, _check_real, _root_entropy
+from dpverify._validation import check_count, check_real, plain_input, root_entropy, show_value
 from dpverify.errors import InputError, MechanismError
-from dpverify.code_checks.pair_search import _plain, _show
 from dpverify.statistical.result import LedgerResult
 
 __all__ = ["CHARGE_ATTRIBUTES", "check_ledger"]
@@ -50,7 +49,7 @@ def _name(m: Any) -> str:
 
 def _show_input(x: Any, limit: int = 200) -> str:
     try:
-        text = _show(_plain(x))
+        text = show_value(plain_input(x))
     except Exception:  # noqa: BLE001 -- a ragged or odd input: show its repr
         text = repr(x)
     return text if len(text) <= limit else text[:limit] + "..."
@@ -139,11 +138,11 @@ def check_ledger(mechanism: Any, x: Any, epsilon: float, delta: float = 0.0, *, 
     negative ε/δ, empty kind, ``parallel`` not an integer >= 1; the message names the run and the charge), and
     :class:`MechanismError` when ``privacy_ledger`` raises (naming the run and the input).
     """
-    epsilon = _check_real("epsilon", epsilon, low=0.0, high=math.inf, low_open=True, high_open=True)
-    delta = _check_real("delta", delta, low=0.0, high=1.0, low_open=False, high_open=True)
-    runs = _check_count("runs", runs)
-    rtol = _check_real("rtol", rtol, low=0.0, high=1.0, low_open=False, high_open=True)
-    entropy = _root_entropy(seed)
+    epsilon = check_real("epsilon", epsilon, low=0.0, high=math.inf, low_open=True, high_open=True)
+    delta = check_real("delta", delta, low=0.0, high=1.0, low_open=False, high_open=True)
+    runs = check_count("runs", runs)
+    rtol = check_real("rtol", rtol, low=0.0, high=1.0, low_open=False, high_open=True)
+    entropy = root_entropy(seed)
     ledger = getattr(mechanism, "privacy_ledger", None)
     if not callable(ledger):
         raise InputError(f"check_ledger needs a mechanism that records its privacy budget: {_PROTOCOL}; "

@@ -29,26 +29,12 @@ from typing import Any
 import numpy as np
 from scipy import optimize
 
-from dpverify.statistical.auditor import _check_count
+from dpverify._validation import check_count, show_value
 from dpverify.errors import InputError
 from dpverify.neighbours import AddRemoveOne, L1Neighbours, LInfNeighbours, NeighbourRelation, ReplaceOne
 from dpverify.neighbours.vectors import as_vector
 
 __all__ = ["PairSearch", "run_search", "check_search_options"]
-
-
-def _show(o: Any) -> str:
-    return repr(o.tolist()) if isinstance(o, (np.ndarray, np.generic)) else repr(o)
-
-
-def _plain(x: Any) -> Any:
-    """An input as JSON-able data: the weights (and edges) of a weighted input, else the array."""
-    if hasattr(x, "weights") and hasattr(x, "with_weights"):
-        out: dict[str, Any] = {"weights": np.asarray(x.weights).tolist()}
-        if hasattr(x, "edges"):
-            out["edges"] = np.asarray(x.edges).tolist()
-        return out
-    return np.asarray(x).tolist()
 
 
 class PairSearch(abc.ABC):
@@ -232,7 +218,7 @@ def _search_dataset(s: PairSearch, x: Any, kind: str, domain: Any, grid: int, po
         for rec in recs:
             if s.exhausted:
                 return
-            val = s.consider(data, make(i, rec), f"add[{_show(rec)}]" if i < 0 else f"replace[{i}]<-{_show(rec)}")
+            val = s.consider(data, make(i, rec), f"add[{show_value(rec)}]" if i < 0 else f"replace[{i}]<-{show_value(rec)}")
             if val > best_rec.get(i, (-math.inf, None))[0]:
                 best_rec[i] = (val, rec)
     s.mark("polish")
@@ -258,7 +244,7 @@ def check_search_options(random_pairs: int, restarts: int, grid: int, max_evalua
     """Raise :class:`InputError` for a search option out of range."""
     for name, v, lo in (("random_pairs", random_pairs, 0), ("restarts", restarts, 0), ("grid", grid, 2),
                         ("max_evaluations", max_evaluations, 1)):
-        _check_count(name, v, lo)
+        check_count(name, v, lo)
     if not (isinstance(base_radius, (int, float)) and math.isfinite(base_radius) and base_radius >= 0):
         raise InputError(f"base_radius must be a finite number >= 0, got {base_radius!r}")
 

@@ -37,7 +37,8 @@ from dpverify.errors import InputError
 from dpverify.jsonsafe import json_clean, json_float
 from dpverify.neighbours import AddRemoveOne, NeighbourRelation, Pair, ReplaceOne, as_pairs
 from dpverify.neighbours.base import value_key
-from dpverify.code_checks.pair_search import PairSearch, _plain, _show, check_search_options, run_search
+from dpverify._validation import plain_input, show_value
+from dpverify.code_checks.pair_search import PairSearch, check_search_options, run_search
 
 __all__ = ["NORMS", "SensitivityResult", "check_sensitivity", "change", "differences", "norm_of"]
 
@@ -132,7 +133,7 @@ class SensitivityResult:
         verdict = ("VIOLATION" if self.violation else "no examined pair exceeds the claim")
         return (f"{self.function} under {self.relation}: {verdict}; largest {_NORM_NAMES[self.norm]} change "
                 f"{self.max_change:.6g} vs claimed Δ = {self.claimed:.6g} (ratio {self.ratio:.4g}) on pair "
-                f"{self.label!r} (found by {self.stage}): f(x0) = {_show(self.f0)}, f(x1) = {_show(self.f1)}; "
+                f"{self.label!r} (found by {self.stage}): f(x0) = {show_value(self.f0)}, f(x1) = {show_value(self.f1)}; "
                 f"{self.evaluations} pairs examined")
 
     def __str__(self) -> str:
@@ -143,7 +144,7 @@ class SensitivityResult:
             "function": self.function, "relation": self.relation, "norm": self.norm,
             "claimed": json_float(self.claimed), "max_change": json_float(self.max_change),
             "ratio": json_float(self.ratio), "violation": self.violation,
-            "witness": {"label": self.label, "x0": _plain(self.x0), "x1": _plain(self.x1),
+            "witness": {"label": self.label, "x0": plain_input(self.x0), "x1": plain_input(self.x1),
                         "f0": np.asarray(self.f0, dtype=float).tolist(),
                         "f1": np.asarray(self.f1, dtype=float).tolist()},
             "stage": self.stage, "evaluations": self.evaluations, "seed": self.seed,
@@ -171,17 +172,17 @@ class _ChangeSearch(PairSearch):
         except Exception as exc:  # noqa: BLE001 -- a user function failing is reported, named
             if base:
                 raise InputError(
-                    f"f raised {type(exc).__name__}: {exc} on the base input {_show(x)}; check that the relation "
+                    f"f raised {type(exc).__name__}: {exc} on the base input {show_value(x)}; check that the relation "
                     f"({self.relation}) matches the input f expects") from None
             raise InputError(
                 f"f raised {type(exc).__name__}: {exc} on an input generated under {self.relation} (pair "
-                f"{label!r}): {_show(_plain(x))}; f must accept every input the relation allows -- restrict the "
+                f"{label!r}): {show_value(plain_input(x))}; f must accept every input the relation allows -- restrict the "
                 "records with domain=(low, high), or fix f") from None
         try:
             v = np.asarray(out, dtype=np.float64)
         except (TypeError, ValueError):
             raise InputError(f"f must return a number or a numeric array, got {type(out).__name__} "
-                             f"({out!r:.80}) on {_show(_plain(x))}") from None
+                             f"({out!r:.80}) on {show_value(plain_input(x))}") from None
         if self.shape is None:
             self.shape = v.shape
         elif v.shape != self.shape:

@@ -21,7 +21,8 @@ import numpy as np
 from dpverify.errors import InputError
 from dpverify.exact.loss import DistributionCache, ExactPairResult, check_claim, pair_result
 from dpverify.jsonsafe import json_clean, json_float
-from dpverify.code_checks.pair_search import PairSearch, _plain, _show, check_search_options, run_search
+from dpverify._validation import plain_input, show_value
+from dpverify.code_checks.pair_search import PairSearch, check_search_options, run_search
 
 __all__ = ["WorstPairCertificate", "worst_pair_search"]
 
@@ -66,7 +67,7 @@ class WorstPairCertificate:
         verdict = "VIOLATION" if self.violation else "no examined pair breaks the claim"
         claim = f"ε={self.claim_epsilon:g}" + (f", δ={self.claim_delta:g}" if self.claim_delta else "")
         return (f"{self.mechanism} under {self.relation}: {verdict} of {claim}; worst pair ({self.label}, found "
-                f"by {self.stage}) has exact ε = {loss.epsilon:.6g} at output {_show(loss.output)} "
+                f"by {self.stage}) has exact ε = {loss.epsilon:.6g} at output {show_value(loss.output)} "
                 f"(ln p0 = {loss.log_p0:.6g}, ln p1 = {loss.log_p1:.6g}), δ(ε_claim) = {self.delta_at_claim:.3g}; "
                 f"{self.evaluations} exact distributions")
 
@@ -77,7 +78,7 @@ class WorstPairCertificate:
         return json_clean({
             "mechanism": self.mechanism, "relation": self.relation,
             "claim": {"epsilon": json_float(self.claim_epsilon), "delta": json_float(self.claim_delta)},
-            "x0": _plain(self.x0), "x1": _plain(self.x1), "label": self.label,
+            "x0": plain_input(self.x0), "x1": plain_input(self.x1), "label": self.label,
             "loss": self.result.loss.to_dict(), "delta_at_claim": json_float(self.delta_at_claim),
             "violation": self.violation, "stage": self.stage, "evaluations": self.evaluations,
             "seed": self.seed, "trace": [[s, json_float(v)] for s, v in self.trace],

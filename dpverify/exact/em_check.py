@@ -42,7 +42,7 @@ from numpy.typing import NDArray
 from scipy import stats
 from scipy.special import softmax
 
-from dpverify.statistical.auditor import _check_count, _check_real, _root_entropy
+from dpverify._validation import check_count, check_real, root_entropy
 from dpverify.errors import InputError, MechanismError
 from dpverify.jsonsafe import json_clean, json_float
 from dpverify.execution.sampling import batch_sizes
@@ -279,9 +279,9 @@ def em_power(
     p0, p1 = _as_pmf(null_pmf, "null_pmf"), _as_pmf(alternative_pmf, "alternative_pmf")
     if p0.shape != p1.shape:
         raise InputError(f"null_pmf and alternative_pmf differ in length ({p0.size} vs {p1.size})")
-    samples = _check_count("samples", samples)
-    alpha = _check_real("alpha", alpha, low=0.0, high=1.0, low_open=True, high_open=True)
-    min_expected = _check_real("min_expected", min_expected, low=0.0, high=math.inf, low_open=False, high_open=True)
+    samples = check_count("samples", samples)
+    alpha = check_real("alpha", alpha, low=0.0, high=1.0, low_open=True, high_open=True)
+    min_expected = check_real("min_expected", min_expected, low=0.0, high=math.inf, low_open=False, high_open=True)
     return _power_at(p0, p1, samples, alpha, min_expected)
 
 
@@ -297,9 +297,9 @@ def em_samples_for_power(
     p0, p1 = _as_pmf(null_pmf, "null_pmf"), _as_pmf(alternative_pmf, "alternative_pmf")
     if p0.shape != p1.shape:
         raise InputError(f"null_pmf and alternative_pmf differ in length ({p0.size} vs {p1.size})")
-    target = _check_real("target", target, low=0.0, high=1.0, low_open=True, high_open=True)
-    alpha = _check_real("alpha", alpha, low=0.0, high=1.0, low_open=True, high_open=True)
-    min_expected = _check_real("min_expected", min_expected, low=0.0, high=math.inf, low_open=False, high_open=True)
+    target = check_real("target", target, low=0.0, high=1.0, low_open=True, high_open=True)
+    alpha = check_real("alpha", alpha, low=0.0, high=1.0, low_open=True, high_open=True)
+    min_expected = check_real("min_expected", min_expected, low=0.0, high=math.inf, low_open=False, high_open=True)
     positive = p0 > 0
     if np.any(p1[~positive] > 0):
         divergence = math.inf
@@ -423,16 +423,16 @@ def check_exponential_mechanism(
     if not callable(sampler):
         raise InputError(f"sampler must be callable as sampler(x, n, rng) -> ndarray, got {type(sampler).__name__}")
     u = _check_utilities(utilities)
-    epsilon = _check_real("epsilon", epsilon, low=0.0, high=math.inf, low_open=True, high_open=True)
-    sensitivity = _check_real("sensitivity", sensitivity, low=0.0, high=math.inf, low_open=True, high_open=True)
-    samples = _check_count("samples", samples)
-    alpha = _check_real("alpha", alpha, low=0.0, high=1.0, low_open=True, high_open=True)
-    alternative_factor = _check_real(
+    epsilon = check_real("epsilon", epsilon, low=0.0, high=math.inf, low_open=True, high_open=True)
+    sensitivity = check_real("sensitivity", sensitivity, low=0.0, high=math.inf, low_open=True, high_open=True)
+    samples = check_count("samples", samples)
+    alpha = check_real("alpha", alpha, low=0.0, high=1.0, low_open=True, high_open=True)
+    alternative_factor = check_real(
         "alternative_factor", alternative_factor, low=0.0, high=math.inf, low_open=True, high_open=True
     )
-    min_expected = _check_real("min_expected", min_expected, low=0.0, high=math.inf, low_open=False, high_open=True)
-    batch_size = _check_count("batch_size", batch_size)
-    entropy = _root_entropy(seed)
+    min_expected = check_real("min_expected", min_expected, low=0.0, high=math.inf, low_open=False, high_open=True)
+    batch_size = check_count("batch_size", batch_size)
+    entropy = root_entropy(seed)
     x = u if input is None else input
     m = u.size
 

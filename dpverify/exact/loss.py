@@ -461,10 +461,10 @@ class ExactAuditResult:
 
 def check_claim(epsilon: Any, delta: Any) -> tuple[float, float]:
     """Validate a privacy claim (ε > 0 finite, 0 <= δ < 1) by the same rule as :func:`dpverify.audit`."""
-    from dpverify.statistical.auditor import _check_real
+    from dpverify._validation import check_real
 
-    return (_check_real("epsilon", epsilon, low=0.0, high=math.inf, low_open=True, high_open=True),
-            _check_real("delta", delta, low=0.0, high=1.0, low_open=False, high_open=True))
+    return (check_real("epsilon", epsilon, low=0.0, high=math.inf, low_open=True, high_open=True),
+            check_real("delta", delta, low=0.0, high=1.0, low_open=False, high_open=True))
 
 
 def pair_result(cache: Callable[[Any], ExactDistribution], x0: Any, x1: Any, epsilon: float, delta: float,

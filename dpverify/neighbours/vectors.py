@@ -130,7 +130,8 @@ class _VectorRelation(NeighbourRelation):
 class LInfNeighbours(_VectorRelation):
     """ℓ∞ neighbours: ``||x0 - x1||_inf <= radius`` on vectors or edge weights of a public topology.
 
-    Seed 001 (``../shared/seeds/001_a0b55f69d4ef326d.txt``), Definition 2.1 with ``mu = radius``.
+    Pinot, "Minimum spanning tree release under differential privacy constraints", Definition 2.1 with
+    ``mu = radius``.
     Noise calibration: ℓ1 bound ``dim * radius``, ℓ2 bound ``radius * sqrt(dim)``, ℓ∞ bound ``radius``.
     """
 

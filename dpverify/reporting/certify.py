@@ -18,7 +18,7 @@ atomically)::
      "report": "report.json", "entries": [<the records of report.json>], "summary": {...}}
 
 ``modules`` holds the source file of every module an entry names (its ``mechanism``, and the ``build`` function
-of a built input, pairs or utilities -- imported the way :func:`dpverify.suites.suite.resolve` does) and of every other
+of a built input, pairs or utilities -- imported the way :func:`dpverify.suites.resolve` does) and of every other
 module of the same top-level packages loaded once the run is over whose file lies under the working directory
 and outside ``site-packages`` (the project's helpers those modules import -- not numpy's internals).  The
 ``dpverify`` hash covers every ``.py`` file of the package.  A module without a source file (a builtin) has
@@ -73,7 +73,7 @@ from dpverify.errors import InputError
 from dpverify.jsonsafe import format_number as _fmt
 from dpverify.reporting.report import SCHEMA as REPORT_SCHEMA
 from dpverify.reporting.report import dpverify_version, report_dict, write_text_atomic
-from dpverify.suites.suite import Builder, Entry, EntryOutcome, entry_seed, resolve
+from dpverify.suites import Builder, Entry, EntryOutcome, entry_seed, resolve
 
 __all__ = [
     "CERTIFICATE_SCHEMA",
@@ -147,7 +147,7 @@ def _module_name(import_path: str) -> str:
 
 def entry_modules(entries: Iterable[Entry]) -> dict[str, list[str]]:
     """``{"suite/id": [module, ...]}``: the module of each entry's ``mechanism`` and of its ``build`` functions,
-    imported with the suite's ``import_paths`` (:func:`dpverify.suites.suite.resolve`)."""
+    imported with the suite's ``import_paths`` (:func:`dpverify.suites.resolve`)."""
     out: dict[str, list[str]] = {}
     for e in entries:
         paths = [e.mechanism] + [v.build for v in (e.input, e.pairs, e.utilities) if isinstance(v, Builder)]

@@ -24,16 +24,9 @@ from pathlib import Path
 from typing import Any
 
 from dpverify.jsonsafe import format_number as _fmt
-from dpverify.reporting.report import (
-    _claim,
-    _found,
-    _ok,
-    report_dict,
-    summarize,
-    write_report_json,
-    write_text_atomic,
-)
-from dpverify.suites.suite import EntryOutcome
+from dpverify.reporting.report import report_dict, summarize, write_report_json, write_text_atomic
+from dpverify.reporting.table_cells import claim_cell, found_cell, ok_cell
+from dpverify.suites import EntryOutcome
 
 __all__ = ["write_reports", "render_markdown", "render_html", "draw_plots"]
 
@@ -66,9 +59,9 @@ def draw_plots(out_dir: Path, records: Sequence[Mapping[str, Any]]) -> dict[str,
 
 
 def _entry_blocks(o: EntryOutcome, record: Mapping[str, Any], plots: Mapping[str, str]) -> list[Block]:
-    mark = _ok(o)
+    mark = ok_cell(o)
     blocks: list[Block] = [("h3", f"{o.name}: {o.outcome} (expected {o.expectation}) {mark}"),
-                           ("p", f"kind `{o.kind}`, `{o.mechanism}`, claim {_claim(o)}, seed {o.seed}, "
+                           ("p", f"kind `{o.kind}`, `{o.mechanism}`, claim {claim_cell(o)}, seed {o.seed}, "
                                  f"{o.seconds:.2f} s")]
     details = record.get("details") or {}
     if o.outcome == "error":
@@ -78,7 +71,7 @@ def _entry_blocks(o: EntryOutcome, record: Mapping[str, Any], plots: Mapping[str
         blocks.append(("p", f"Claim checked: {details.get('statement', '-')}"))
         blocks.append(("p", details.get("summary", "-")))
     elif o.kind in ("statistical", "exact"):
-        blocks.append(("p", f"ε found: {_found(o)} (claim {_claim(o)}; true ε {_fmt(o.true_epsilon)})"))
+        blocks.append(("p", f"ε found: {found_cell(o)} (claim {claim_cell(o)}; true ε {_fmt(o.true_epsilon)})"))
     elif details.get("summary"):
         blocks.append(("p", str(details["summary"])))
     if record.get("witness"):
@@ -99,7 +92,7 @@ def _blocks(doc: Mapping[str, Any], outcomes: Sequence[EntryOutcome], plots: Map
     if not plots:
         blocks.append(("p", 'No plots: matplotlib is not installed (pip install "dpverify[plots]").'))
     header = ("entry", "kind", "claim", "found", "outcome", "expected", "ok", "samples", "seconds")
-    rows = [(o.name, o.kind, _claim(o), _found(o), o.outcome, o.expectation, _ok(o),
+    rows = [(o.name, o.kind, claim_cell(o), found_cell(o), o.outcome, o.expectation, ok_cell(o),
              "-" if o.samples is None else str(o.samples), "-" if o.outcome == "not-run" else f"{o.seconds:.2f}")
             for o in outcomes]
     blocks += [("h2", "Results"), ("table", header, rows)]

@@ -29,9 +29,10 @@ from pathlib import Path
 from typing import Any
 
 from dpverify.jsonsafe import format_number as _fmt, json_clean
-from dpverify.suites.suite import EntryOutcome
+from dpverify.reporting.table_cells import claim_cell, found_cell, ok_cell
+from dpverify.suites import EntryOutcome
 
-__all__ = ["SCHEMA", "SCHEMA_VERSION", "dpverify_version", "report_dict", "write_report_json", "write_reports",
+__all__ = ["SCHEMA", "SCHEMA_VERSION", "dpverify_version", "report_dict", "write_report_json",
            "summarize", "format_table"]
 
 SCHEMA = "dpverify.report"
@@ -125,54 +126,6 @@ def write_text_atomic(path: Path, text: str) -> None:
         raise
 
 
-def _claim(o: EntryOutcome) -> str:
-    if o.kind == "theorem":
-        return str((o.details or {}).get("claim", "-"))
-    if o.claim.sensitivity is not None:
-        return f"Δ={_fmt(o.claim.sensitivity)}"
-    txt = _fmt(o.claim.epsilon)
-    return txt + (f" (δ={o.claim.delta:g})" if o.claim.delta > 0 else "")
-
-
-def _ok(o: EntryOutcome) -> str:
-    if o.outcome == "not-run":
-        return "-"
-    return "✓" if o.matched else "✗"
-
-
-def _found(o: EntryOutcome) -> str:
-    """The ε the entry established: a lower confidence bound (statistical), ``=x`` an exact loss (exact),
-    ``p=x`` the goodness-of-fit p-value (em), ``Δ=x`` the largest change found (sensitivity), ``r=x`` the largest
-    step change over its declared sensitivity (replay), ``Σε=x`` the recorded charges of the worst run composed
-    (ledger)."""
-    if o.kind == "exact" and o.epsilon_lower_bound is not None:
-        return "=" + _fmt(o.epsilon_lower_bound)
-    if o.kind == "sensitivity" and o.details is not None and "max_change" in o.details:
-        return "Δ=" + _fmt(float(o.details["max_change"]))
-    if o.kind == "replay" and o.details is not None and "max_ratio" in o.details:
-        return "r=" + _fmt(float(o.details["max_ratio"]))
-    if o.kind == "ledger" and o.details is not None and "total_epsilon" in o.details:
-        return "Σε=" + _fmt(float(o.details["total_epsilon"]))
-    if o.kind == "theorem" and o.details is not None:
-        return _theorem_found(o.details)
-    if o.kind == "em" and o.details is not None and "pvalue" in o.details:
-        p = o.details["pvalue"]
-        return "p=" + (f"{p:.2g}" if isinstance(p, float) else str(p))
-    return _fmt(o.epsilon_lower_bound)
-
-
-def _theorem_found(details: Mapping[str, Any]) -> str:
-    """A theorem's estimate (``"0.812"``; ``"3/4 hold"`` for a sweep; ``"0 fail/500"`` for an "always" check)."""
-    points = details.get("points")
-    if points is not None:
-        holds = sum(p.get("verdict") == "holds" for p in points)
-        return f"{holds}/{len(points)} hold"
-    if details.get("quantity") == "always":
-        return f"{details.get('failure_count', 0)} fail/{details.get('runs', 0)}"
-    est = details.get("estimate")
-    return _fmt(float(est)) if isinstance(est, (int, float)) else str(est)
-
-
 def format_table(outcomes: Sequence[EntryOutcome]) -> str:
     """Plain-text table (id, claim ε, ε found, true ε, outcome, expected, ok, samples, seconds), the error
     messages of failed entries, and a final line ``"N/M entries as expected"``.  "ε found" is the ε lower
@@ -181,8 +134,8 @@ def format_table(outcomes: Sequence[EntryOutcome]) -> str:
     right = (False, True, True, True, False, False, False, True, True)
     rows = [
         (
-            o.name, _claim(o), _found(o), _fmt(o.true_epsilon), o.outcome,
-            o.expectation, _ok(o), "-" if o.samples is None else str(o.samples),
+            o.name, claim_cell(o), found_cell(o), _fmt(o.true_epsilon), o.outcome,
+            o.expectation, ok_cell(o), "-" if o.samples is None else str(o.samples),
             "-" if o.outcome == "not-run" else f"{o.seconds:.2f}",
         )
         for o in outcomes
@@ -206,11 +159,3 @@ def format_table(outcomes: Sequence[EntryOutcome]) -> str:
     out.append("")
     out.append(f"{s['matched']}/{s['entries']} entries as expected")
     return "\n".join(out)
-
-
-def write_reports(out_dir: str | Path, outcomes: Sequence[EntryOutcome], meta: Mapping[str, Any]) -> dict[str, Path]:
-    """``report.json`` (always) and, once the run is over, the plots, ``report.md`` and ``report.html``
-    (:func:`dpverify.reporting.pages.write_reports`; imported lazily, it needs this module)."""
-    from dpverify.reporting.pages import write_reports as write_pages
-
-    return write_pages(out_dir, outcomes, meta)

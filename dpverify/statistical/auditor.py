@@ -19,7 +19,7 @@ event) yields a large finite bound, flagged as such in the witness.
 
 References: DP-Sniper (Bichsel et al., S&P 2021) for the Clopper--Pearson bound with a union bound;
 StatDP (Ding et al., CCS 2018) for the categorical/threshold events; Jagielski et al. (NeurIPS
-2020) for ``ln((p_low - delta) / p_high)``; anchors-auditing.md §2.1--2.2, §2.13.
+2020) for ``ln((p_low - delta) / p_high)``; docs/auditor.md for the families and their costs.
 """
 
 from __future__ import annotations
@@ -34,6 +34,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from dpverify.statistical.contract import check_batches_distinct, check_pairs_differ, check_rng_contract
+from dpverify._validation import check_count, check_real, root_entropy
 from dpverify.errors import InputError, MechanismError
 from dpverify.statistical.atoms import row_hashes
 from dpverify.statistical.events import Candidate, atom_candidates, rank_candidates, search_events
@@ -68,40 +69,6 @@ SWEEP_FRACTION = 10
 #: families of events on point masses: they get a finalist slot of their own per pair and direction
 MASS_FAMILIES = ("atom", "nan")
 NAN_POLICIES = ("raise", "outcome")
-
-
-def _check_real(name: str, value: Any, *, low: float, high: float, low_open: bool, high_open: bool) -> float:
-    try:
-        v = float(value)
-    except (TypeError, ValueError):
-        raise InputError(f"{name} must be a number, got {value!r}") from None
-    ok = math.isfinite(v) and (v > low if low_open else v >= low) and (v < high if high_open else v <= high)
-    if not ok:
-        lo = "(" if low_open else "["
-        hi = ")" if high_open else "]"
-        raise InputError(f"{name} must lie in {lo}{low:g}, {high:g}{hi}, got {value!r}")
-    return v
-
-
-def _check_count(name: str, value: Any, minimum: int = 1) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        if isinstance(value, float) and value.is_integer():
-            value = int(value)
-        else:
-            raise InputError(f"{name} must be an integer >= {minimum}, got {value!r}")
-    if value < minimum:
-        raise InputError(f"{name} must be an integer >= {minimum}, got {value!r}")
-    return int(value)
-
-
-def _root_entropy(seed: int | np.random.SeedSequence | None) -> int:
-    if isinstance(seed, np.random.SeedSequence):
-        return int(seed.entropy)
-    if seed is not None:
-        if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-            raise InputError(f"seed must be a non-negative integer or None, got {seed!r}")
-        return int(seed)
-    return int(np.random.SeedSequence().entropy)
 
 
 def _grouped(tasks: Sequence[Task], results: Sequence[tuple[Any, Signature]],
@@ -269,24 +236,24 @@ def audit(
         raise InputError(
             f"mechanism must be callable as mechanism(x, n, rng) -> ndarray, got {type(mechanism).__name__}"
         )
-    epsilon = _check_real("epsilon", epsilon, low=0.0, high=math.inf, low_open=True, high_open=True)
-    delta = _check_real("delta", delta, low=0.0, high=1.0, low_open=False, high_open=True)
-    alpha = _check_real("alpha", alpha, low=0.0, high=1.0, low_open=True, high_open=True)
-    samples = _check_count("samples", samples)
-    search_samples = _check_count(
+    epsilon = check_real("epsilon", epsilon, low=0.0, high=math.inf, low_open=True, high_open=True)
+    delta = check_real("delta", delta, low=0.0, high=1.0, low_open=False, high_open=True)
+    alpha = check_real("alpha", alpha, low=0.0, high=1.0, low_open=True, high_open=True)
+    samples = check_count("samples", samples)
+    search_samples = check_count(
         "search_samples", min(samples, DEFAULT_SEARCH_CAP) if search_samples is None else search_samples
     )
     if search_samples < 2:
         raise InputError("search_samples must be at least 2")
-    batch_size = _check_count("batch_size", batch_size)
-    finalists = _check_count("finalists", finalists)
+    batch_size = check_count("batch_size", batch_size)
+    finalists = check_count("finalists", finalists)
     if nan_policy not in NAN_POLICIES:
         raise InputError(f"nan_policy must be one of {NAN_POLICIES}, got {nan_policy!r}")
     if workers is not None:
-        workers = _check_count("workers", workers)
+        workers = check_count("workers", workers)
     pair_list = as_pairs(pairs)
     check_pairs_differ(pair_list)
-    entropy = _root_entropy(seed)
+    entropy = root_entropy(seed)
     check_rng_contract(mechanism, pair_list[0].x0, entropy, f"input x0 of pair 0 ('{pair_list[0].label}')")
     n_workers = resolve_workers(workers)
     notes: list[str] = []

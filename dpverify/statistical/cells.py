@@ -18,7 +18,8 @@ test on fresh samples stays valid):
   Laplace vectors), where ``L`` is a sum of one-dimensional losses and its level sets are joint events in many
   coordinates ("bin i low *and* bin j high") that no single coordinate, sum or linear score captures.
 
-anchors-auditing.md §2.2 (DP-Sniper's classifier events), §2.3 (Eureka's density-ratio estimation).
+DP-Sniper (Bichsel et al., S&P 2021) for classifier events; Eureka (Lu et al., 2022) for density-ratio
+estimation.
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ An *event* ``S`` is a set of outputs with a vectorised membership test.  The aud
 first sample (the *search*) and tests them on fresh samples, so the search may use any heuristic
 without affecting the validity of the reported bound.
 
-Families (``../shared/DESIGN.md``, kind 1; anchors-auditing.md §2.1--2.2):
+Families (docs/architecture.md, "adding an event family"; docs/auditor.md):
 
 * **outcome unions** for discrete outputs (integer codes, scalars or rows, and float outputs with
   few distinct values): outcomes sorted by their estimated likelihood ratio, and the prefix unions of

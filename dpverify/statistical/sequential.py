@@ -19,7 +19,7 @@ The search budget scales with the test budget (``search_samples * n_k / samples`
 stage is never a proof of privacy.
 
 Reference: group-sequential testing with a Bonferroni alpha-spending function (Jennison & Turnbull 2000,
-ch. 1-2, the simplest conservative spending); anchors-auditing.md §2.2 for the per-audit bound.
+ch. 1-2, the simplest conservative spending); DP-Sniper (Bichsel et al., S&P 2021) for the per-audit bound.
 """
 
 from __future__ import annotations
@@ -31,7 +31,8 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from dpverify.statistical.auditor import DEFAULT_SAMPLES, DEFAULT_SEARCH_CAP, _check_count, _root_entropy, audit
+from dpverify._validation import check_count, root_entropy
+from dpverify.statistical.auditor import DEFAULT_SAMPLES, DEFAULT_SEARCH_CAP, audit
 from dpverify.errors import InputError
 from dpverify.jsonsafe import json_float
 from dpverify.neighbours import Pair
@@ -120,9 +121,9 @@ class SequentialResult:
 def stage_plan(samples: int, search_samples: int, first_samples: int, growth: float,
                alpha: float) -> list[tuple[int, int, float]]:
     """``(test samples, search samples, alpha)`` of every stage, smallest first (see the module docstring)."""
-    samples = _check_count("samples", samples)
-    search_samples = _check_count("search_samples", search_samples)
-    first_samples = _check_count("first_samples", first_samples)
+    samples = check_count("samples", samples)
+    search_samples = check_count("search_samples", search_samples)
+    first_samples = check_count("first_samples", first_samples)
     if not (isinstance(growth, (int, float)) and math.isfinite(growth) and growth > 1):
         raise InputError(f"growth must be a number > 1, got {growth!r}")
     if first_samples > samples:
@@ -165,15 +166,15 @@ def audit_sequential(
             raise InputError(f"audit_sequential got {bad!r} twice")
     if not (isinstance(alpha, (int, float)) and 0 < alpha < 1):
         raise InputError(f"alpha must lie in (0, 1), got {alpha!r}")
-    samples = _check_count("samples", samples)
+    samples = check_count("samples", samples)
     if search_samples is None:
         search_samples = min(samples, DEFAULT_SEARCH_CAP)
     if first_samples is None:
         first_samples = min(samples, max(1000, samples // 64))
     if workers is not None:
-        workers = _check_count("workers", workers)
+        workers = check_count("workers", workers)
     plan = stage_plan(samples, search_samples, first_samples, growth, alpha)
-    entropy = _root_entropy(seed)
+    entropy = root_entropy(seed)
     stages: list[Stage] = []
     best = -math.inf
     last: AuditResult | None = None

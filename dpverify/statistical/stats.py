@@ -7,7 +7,7 @@
 * :func:`wilson_lower` / :func:`wilson_upper` -- Wilson score bounds, used only to *rank* candidate
   events during the search (closed form, cheap for 10^5 candidates), never for a reported bound.
 * :func:`epsilon_lower_bound` -- ``ln((p_low - delta) / p_high)``, the DP-Sniper / Jagielski et al.
-  bound (anchors-auditing.md §2.2, §2.13); for ``delta > 0`` it is the hockey-stick test
+  bound (Bichsel et al., S&P 2021; Jagielski et al., NeurIPS 2020); for ``delta > 0`` it is the hockey-stick test
   ``P[M(x) in S] <= e^eps P[M(x') in S] + delta``.
 """
 

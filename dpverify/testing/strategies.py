@@ -16,7 +16,7 @@ Strategies and the edge cases they are built to reach
     algorithm), and the float neighbours (``np.nextafter``) of the endpoints and special values that lie
     inside the range; with ``ties=True`` also all-equal vectors and vectors whose values come from a pool
     of one to three values.
-    Why: sensitivity proofs fail at boundaries and ties.  DPM (seed ``../shared/seeds/004_*.txt``,
+    Why: sensitivity proofs fail at boundaries and ties.  DPM ("Differentially private clustering by separation",
     Definition 5) counts the records in the *closed* interval ``[s - β/2, s + β/2]``, so adjacent
     intervals share their boundary point and a record exactly on it -- or one ulp beside it -- is counted
     twice or once; Definition 6 ranks a split candidate ``s`` by inserting it into the sorted records, and

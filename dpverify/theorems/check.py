@@ -62,7 +62,7 @@ from typing import Any
 import numpy as np
 from scipy import stats
 
-from dpverify.statistical.auditor import _check_count, _check_real, _root_entropy
+from dpverify._validation import check_count, check_real, root_entropy
 from dpverify.errors import InputError, MechanismError
 from dpverify.jsonsafe import format_number as _num, json_clean, json_float
 from dpverify.execution.sampling import WorkerPool, batch_sizes, resolve_workers
@@ -233,7 +233,7 @@ class SweepResult:
 
     def summary(self) -> str:
         counts = {v: sum(p.verdict == v for p in self.points) for v in VERDICTS}
-        text = (f"{self.verdict}: over {self.param} in {[_plain(v) for v in self.values]}: "
+        text = (f"{self.verdict}: over {self.param} in {[plain_input(v) for v in self.values]}: "
                 + ", ".join(f"{n} {v}" for v, n in counts.items() if n))
         if self.counterexample is not None:
             text += f"; smallest counterexample: {self.counterexample}"
@@ -241,7 +241,7 @@ class SweepResult:
 
     def to_dict(self) -> dict[str, Any]:
         return json_clean({
-            "name": self.name, "param": self.param, "values": [_plain(v) for v in self.values], "alpha": self.alpha,
+            "name": self.name, "param": self.param, "values": [plain_input(v) for v in self.values], "alpha": self.alpha,
             "point_alpha": self.point_alpha, "verdict": self.verdict, "counterexample": self.counterexample,
             "claim": self.claim_text(),
             "seconds": round(self.seconds, 6), "summary": self.summary(),
@@ -249,7 +249,7 @@ class SweepResult:
         })
 
 
-def _plain(v: Any) -> Any:
+def plain_input(v: Any) -> Any:
     """A sweep value as plain Python (arrays from suite files become lists), for summaries and records."""
     return v.tolist() if isinstance(v, np.ndarray) else v.item() if isinstance(v, np.generic) else v
 
@@ -541,9 +541,9 @@ def _check_one(theorem: Any, runs: int, alpha: float, batch_size: int, entropy: 
 
 
 def _options(runs: Any, alpha: Any, batch_size: Any) -> tuple[int, float, int]:
-    return (_check_count("runs", runs),
-            _check_real("alpha", alpha, low=0.0, high=1.0, low_open=True, high_open=True),
-            _check_count("batch_size", batch_size))
+    return (check_count("runs", runs),
+            check_real("alpha", alpha, low=0.0, high=1.0, low_open=True, high_open=True),
+            check_count("batch_size", batch_size))
 
 
 def check_theorem(theorem: Any, runs: int = 10_000, seed: int | None = None, alpha: float = 0.05,
@@ -558,7 +558,7 @@ def check_theorem(theorem: Any, runs: int = 10_000, seed: int | None = None, alp
     :class:`~dpverify.errors.MechanismError` when ``sample`` breaks the protocol.
     """
     runs, alpha, batch_size = _options(runs, alpha, batch_size)
-    entropy = _root_entropy(seed)
+    entropy = root_entropy(seed)
     with WorkerPool(resolve_workers(workers)) as pool:
         return _check_one(theorem, runs, alpha, batch_size, entropy, 0, pool, seed, keep_samples)
 
@@ -579,7 +579,7 @@ def check_sweep(factory: Callable[..., Any], params: Mapping[str, Any], param: s
         raise InputError(f"the sweep over {param!r} has no values; give at least one")
     if param in params:
         raise InputError(f"{param!r} is both a fixed parameter and the swept one; remove it from params")
-    entropy = _root_entropy(seed)
+    entropy = root_entropy(seed)
     t0 = time.perf_counter()
     points: list[TheoremResult] = []
     with WorkerPool(resolve_workers(workers)) as pool:
@@ -605,7 +605,7 @@ def check_sweep(factory: Callable[..., Any], params: Mapping[str, Any], param: s
         bad = [(i, p) for i, p in enumerate(points) if p.violated]
         if bad:
             i, p = min(bad, key=lambda ip: (math.inf if ip[1].size is None else ip[1].size, ip[0]))
-            counterexample = {param: _plain(values[i]), "size": p.size, "estimate": p.estimate,
+            counterexample = {param: plain_input(values[i]), "size": p.size, "estimate": p.estimate,
                               "interval": list(p.interval), "bound": p.bound, "parameters": p.parameters}
     return SweepResult(name=points[0].name, param=param, values=values, points=tuple(points), alpha=alpha,
                        verdict=verdict, counterexample=counterexample, seconds=time.perf_counter() - t0)
@@ -634,7 +634,7 @@ def verdict_rates(theorem: Any, repetitions: int, runs: int, seed: int = 0, alph
     (one process, seeds ``seed + i``) and count the verdicts.  At a bound equal to the true value each wrong
     verdict should come out at most ``alpha / 2`` of the time (false alarms); away from it, the rate of the
     right verdict is the checker's power at ``runs`` runs."""
-    repetitions = _check_count("repetitions", repetitions)
+    repetitions = check_count("repetitions", repetitions)
     counts = dict.fromkeys(VERDICTS, 0)
     for i in range(repetitions):
         counts[check_theorem(theorem, runs=runs, seed=seed + i, alpha=alpha, batch_size=batch_size,

@@ -50,7 +50,7 @@ NOT_CALLABLE = 42
 
 
 # --------------------------------------------------------------------------------------------------
-# Test doubles for dpverify.suites.suite.audit (used by tests/test_suite.py and tests/test_cli.py)
+# Test doubles for dpverify.suites.audit (used by tests/test_suite.py and tests/test_cli.py)
 # --------------------------------------------------------------------------------------------------
 
 

@@ -1,0 +1,262 @@
+"""The data model of suite files: budgets, claims, relations, builders, entries, suites and entry outcomes."""
+
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+
+from dpverify.errors import DPVerifyError, SuiteError
+from dpverify.jsonsafe import json_clean, json_float
+from dpverify.suites.imports import resolve
+
+
+SUPPORTED_KINDS: tuple[str, ...] = ("statistical", "exact", "em", "sensitivity", "replay", "ledger", "theorem")
+#: Norms a sensitivity claim can be made in.
+NORMS: tuple[str, ...] = ("l1", "l2", "linf")
+EXPECTATIONS: tuple[str, ...] = ("pass", "violation")
+#: What a ``theorem`` entry may expect (the verdicts of :mod:`dpverify.theorems.check`).
+THEOREM_EXPECTATIONS: tuple[str, ...] = ("holds", "violated", "inconclusive")
+RELATION_KINDS: tuple[str, ...] = ("linf", "l1", "add_remove", "replace")
+MODES: tuple[str, ...] = ("quick", "full")
+
+#: Runs per pair of a replay entry that gives no ``runs``.
+DEFAULT_REPLAY_RUNS = 32
+#: Runs of a ledger entry that gives no ``runs`` (the default of :func:`dpverify.code_checks.ledger.check_ledger`).
+DEFAULT_LEDGER_RUNS = 20
+
+#: Budgets of entries (and suites) that name none.
+DEFAULT_BUDGETS: dict[str, tuple[int, int | None]] = {
+    "quick": (100_000, None),
+    "full": (1_000_000, None),
+}
+
+SUITE_KEYS = ("name", "description", "default", "import_paths", "quick", "full")
+ENTRY_KEYS = (
+    "id", "kind", "mechanism", "params", "claim", "expect", "true_epsilon", "description",
+    "pairs", "input", "relation", "random_pairs", "search", "utilities", "sensitivity",
+    "alpha", "nan_policy", "float_bits", "finalists", "batch_size",
+    "quick", "full", "function", "runs", "sweep",
+)
+REQUIRED_ENTRY_KEYS = ("id", "kind", "mechanism", "claim", "expect")
+AUDIT_OPTION_KEYS = ("alpha", "nan_policy", "float_bits", "finalists", "batch_size")
+ID_RE = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.+\-]*$")
+
+
+
+
+
+@dataclass(frozen=True)
+class Budget:
+    """Sample budget of one mode: fresh samples per input and samples of the event search."""
+
+    samples: int
+    search_samples: int | None = None
+
+
+@dataclass(frozen=True)
+class Claim:
+    """The claim under audit: (epsilon, delta)-DP, or (``sensitivity`` entries) a sensitivity Δ in ``norm``.
+
+    A ``replay`` entry may state no claim: it checks the sensitivities its mechanism declares at every step.
+    """
+
+    epsilon: float | None
+    delta: float = 0.0
+    sensitivity: float | None = None
+    norm: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"epsilon": self.epsilon, "delta": self.delta}
+        if self.sensitivity is not None:
+            out.update(sensitivity=self.sensitivity, norm=self.norm)
+        return out
+
+    def __str__(self) -> str:
+        if self.sensitivity is not None:
+            return f"Δ={self.sensitivity:g} ({self.norm})"
+        if self.epsilon is None:
+            return "declared step sensitivities"
+        return f"ε={self.epsilon:g}" + (f" δ={self.delta:g}" if self.delta > 0 else "")
+
+
+@dataclass(frozen=True, eq=False)
+class Relation:
+    """A neighbour relation named by a suite entry (see :mod:`dpverify.neighbours`)."""
+
+    kind: str
+    radius: float | None = None
+    candidates: tuple[Any, ...] | None = None
+
+    def build(self) -> Any:
+        """The :mod:`dpverify.neighbours` relation object."""
+        from dpverify import neighbours
+
+        if self.kind == "linf":
+            return neighbours.LInfNeighbours(self.radius)
+        if self.kind == "l1":
+            return neighbours.L1Neighbours(self.radius)
+        cands = None if self.candidates is None else list(self.candidates)
+        if self.kind == "add_remove":
+            return neighbours.AddRemoveOne(candidates=cands)
+        if self.kind == "replace":
+            return neighbours.ReplaceOne(candidates=cands)
+        raise SuiteError(f"unknown relation kind {self.kind!r}; use one of {', '.join(RELATION_KINDS)}")
+
+
+@dataclass(frozen=True, eq=False)
+class Builder:
+    """``{ build = "module:attribute", params = {...} }``: a suite value computed by a function."""
+
+    build: str
+    params: dict[str, Any]
+
+    def __call__(self, where: str, search_paths: Sequence[str | Path] = ()) -> Any:
+        fn = resolve(self.build, where=where, search_paths=search_paths)
+        if not callable(fn):
+            raise SuiteError(f"{where}: {self.build} is a {type(fn).__name__}, not a callable builder")
+        try:
+            return fn(**self.params)
+        except DPVerifyError:
+            raise
+        except Exception as exc:  # noqa: BLE001 -- a failing builder is a suite error, named
+            raise SuiteError(f"{where}: {self.build}(**{self.params!r}) raised {type(exc).__name__}: {exc}; "
+                             f"fix the builder's params") from None
+
+
+@dataclass(frozen=True, eq=False)
+class Entry:
+    """One validated ``[[entry]]`` of a suite file.
+
+    Either ``pairs`` (explicit pairs ``(x0, x1)`` or a :class:`Builder`; ``relation``, if set, validates them)
+    or ``input`` (a value or a :class:`Builder`) with ``relation``.
+    Audit options left as ``None`` take :func:`dpverify.audit`'s defaults.
+    """
+
+    suite: str
+    path: Path
+    id: str
+    kind: str
+    mechanism: str
+    params: dict[str, Any]
+    claim: Claim
+    expect: str
+    quick: Budget
+    full: Budget
+    true_epsilon: float | None = None
+    description: str = ""
+    pairs: tuple[tuple[Any, Any], ...] | Builder | None = None
+    input: Any = None
+    relation: Relation | None = None
+    random_pairs: int = 0
+    search: dict[str, Any] | None = None
+    utilities: Any = None
+    sensitivity: float | None = None
+    alpha: float | None = None
+    nan_policy: str | None = None
+    float_bits: bool | None = None
+    finalists: int | None = None
+    batch_size: int | None = None
+    import_paths: tuple[Path, ...] = ()
+    runs: int = DEFAULT_REPLAY_RUNS
+    sweep: tuple[str, tuple[Any, ...]] | None = None
+
+    @property
+    def name(self) -> str:
+        """``"suite/id"``, unique within a run."""
+        return f"{self.suite}/{self.id}"
+
+    @property
+    def where(self) -> str:
+        """Location used in error messages: ``"<file>: entry '<id>'"``."""
+        return f"{self.path}: entry '{self.id}'"
+
+    def budget(self, mode: str) -> Budget:
+        """The budget of ``mode`` (``"quick"`` or ``"full"``)."""
+        if mode == "quick":
+            return self.quick
+        if mode == "full":
+            return self.full
+        raise SuiteError(f"unknown mode {mode!r}; use 'quick' or 'full'")
+
+    def audit_options(self) -> dict[str, Any]:
+        """The optional audit keyword arguments this entry sets (the others keep audit's defaults)."""
+        opts: dict[str, Any] = {}
+        for key in AUDIT_OPTION_KEYS:
+            value = getattr(self, key)
+            if value is not None:
+                opts[key] = value
+        return opts
+
+
+@dataclass(frozen=True, eq=False)
+class Suite:
+    """One suite file: its name, description, path, entries, and whether it is in the default run."""
+
+    name: str
+    description: str
+    path: Path
+    entries: tuple[Entry, ...]
+    default: bool = False
+
+    def __len__(self) -> int:
+        return len(self.entries)
+
+
+@dataclass(frozen=True, eq=False)
+class EntryOutcome:
+    """Result of running one entry.
+
+    ``outcome`` is ``"pass"`` (no violation detected at this budget -- not a proof of privacy),
+    ``"violation"``, ``"error"`` (the entry could not be audited; ``error`` says why) or ``"not-run"``
+    (the run was interrupted first).  ``matched`` is ``outcome == expectation``.
+    """
+
+    suite: str
+    id: str
+    kind: str
+    mechanism: str
+    claim: Claim
+    expectation: str
+    outcome: str
+    matched: bool
+    epsilon_lower_bound: float | None
+    true_epsilon: float | None
+    samples: int | None
+    search_samples: int | None
+    seed: int
+    seconds: float
+    witness: dict[str, Any] | None = None
+    error: str | None = None
+    details: dict[str, Any] | None = None
+    result: Any = field(default=None, repr=False)
+
+    @property
+    def name(self) -> str:
+        return f"{self.suite}/{self.id}"
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready dict (``inf``/``nan`` as strings), the per-entry record of ``report.json``."""
+        return {
+            "suite": self.suite,
+            "id": self.id,
+            "kind": self.kind,
+            "mechanism": self.mechanism,
+            "claim": {"epsilon": json_float(self.claim.epsilon), "delta": json_float(self.claim.delta)},
+            "expectation": self.expectation,
+            "outcome": self.outcome,
+            "matched": self.matched,
+            "epsilon_lower_bound": json_float(self.epsilon_lower_bound),
+            "true_epsilon": json_float(self.true_epsilon),
+            "samples": self.samples,
+            "search_samples": self.search_samples,
+            "seed": self.seed,
+            "seconds": round(self.seconds, 6),
+            "witness": json_clean(self.witness),
+            "error": self.error,
+            "details": json_clean(self.details),
+        }
