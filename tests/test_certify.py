@@ -13,14 +13,8 @@ import pytest
 
 from dpverify.cli import commands as cli
 from dpverify.suites import runner as suite_mod
-from dpverify.reporting.certify import (
-    code_fingerprint,
-    compare_runs,
-    entry_modules,
-    git_fingerprint,
-    load_run_record,
-    witness_upper_bound,
-)
+from dpverify.reporting.certify import code_fingerprint, entry_modules, git_fingerprint
+from dpverify.reporting.compare import compare_runs, load_run_record, witness_upper_bound
 from dpverify.errors import InputError
 from dpverify.statistical.stats import clopper_pearson_lower, clopper_pearson_upper
 from dpverify.suites import entry_seed, load_suite

@@ -103,7 +103,9 @@ def scale_leak(x, n, rng, epsilon=0.1):
 
 
 def test_two_sided_tail_events_count_both_ends():
-    from dpverify.statistical.events import IntervalEvent, Identity, search_events
+    from dpverify.statistical.events import IntervalEvent
+    from dpverify.statistical.features import Identity
+    from dpverify.statistical.search import search_events
     from dpverify.statistical.stats import normal_quantile
 
     ev = IntervalEvent(Identity(), -1.0, 2.0, outside=True)
@@ -127,7 +129,7 @@ def test_scale_leak_is_flagged_with_the_two_sided_family():
 
 
 def test_monotone_log_ratio_pools_adjacent_cells_within_each_group():
-    from dpverify.statistical.events import monotone_log_ratio
+    from dpverify.statistical.search import monotone_log_ratio
 
     an = np.array([50, 40, 41, 20, 5, 1, 9, 10, 20])      # group 0: cells 0..4, group 1: cells 5..8
     ad = np.array([10, 20, 19, 20, 20, 9, 9, 5, 5])

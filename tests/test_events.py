@@ -7,7 +7,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
-from dpverify.statistical.events import _ge, _le, _sorted_unique, row_keys, rows_in, search_events, unique_rows
+from dpverify.statistical.events import row_keys, rows_in, unique_rows
+from dpverify.statistical.search import _ge, _le, _sorted_unique, search_events
 
 floats = st.floats(allow_nan=True, allow_infinity=True, width=64)
 small = st.sampled_from([-1.0, -0.0, 0.0, 0.5, 2.0, np.nan, np.inf])

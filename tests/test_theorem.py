@@ -47,12 +47,12 @@ def test_a_tight_bound_is_inconclusive_with_the_runs_that_would_resolve_it() -> 
 
 
 def test_runs_needed_is_the_smallest_resolving_count() -> None:
-    from dpverify.theorems.check import _binomial_interval
+    from dpverify.theorems.intervals import binomial_interval
 
     n = runs_needed(0.30, 0.32, 0.05)
-    lo, hi = _binomial_interval(round(0.30 * n), int(n), 0.05)
+    lo, hi = binomial_interval(round(0.30 * n), int(n), 0.05)
     assert hi < 0.32  # resolved at n ...
-    lo, hi = _binomial_interval(round(0.30 * n * 0.95), int(n * 0.95), 0.05)
+    lo, hi = binomial_interval(round(0.30 * n * 0.95), int(n * 0.95), 0.05)
     assert hi >= 0.32  # ... and not at 5 % fewer runs
     assert runs_needed(0.3, 0.3, 0.05) == math.inf
     # means: (z * sd / gap)^2
@@ -235,9 +235,9 @@ def test_quantile_interval_matches_order_statistics() -> None:
     cover = 0
     for s in range(200):
         x = np.random.default_rng(s).exponential(size=300)
-        from dpverify.theorems.check import _quantile_interval
+        from dpverify.theorems.intervals import quantile_interval
 
-        lo, hi = _quantile_interval(x, 0.9, 0.05)
+        lo, hi = quantile_interval(x, 0.9, 0.05)
         cover += lo <= math.log(10) <= hi
     assert cover >= 180
 

@@ -61,7 +61,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
-from dpverify.reporting.certify import compare_runs, load_run_record, write_certificate
+from dpverify.reporting.certify import write_certificate
+from dpverify.reporting.compare import compare_runs, load_run_record
 from dpverify.errors import DPVerifyError, InputError
 from dpverify.cli.progress import Progress
 from dpverify.reporting.pages import write_reports

@@ -12,7 +12,7 @@ search sample) and keeps of each output only a 64-bit hash of its row (:func:`ro
 computed where the batch is drawn).  Values repeated within the sweep are the point masses; under the two
 inputs of a pair their counts give the candidate :class:`HashSetEvent` -- a union of atoms ordered by their
 likelihood ratio on one half of the sweep, its length chosen on the other half (as
-:func:`dpverify.statistical.events._outcome_unions`), so the choice stays independent of the test samples.
+:func:`dpverify.statistical.search._outcome_unions`), so the choice stays independent of the test samples.
 
 A hash collision merely adds outputs to the event: the event is still a fixed set chosen before the test,
 so the test stays valid.

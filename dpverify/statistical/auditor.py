@@ -4,7 +4,7 @@
 inputs ``(x, x')`` with ``P[M(x) in S] > e^epsilon P[M(x') in S] + delta``.  Two phases:
 
 1. **search** -- ``search_samples`` outputs per input of every pair; for both directions of every
-   pair, :func:`dpverify.statistical.events.search_events` proposes the best event of each family;
+   pair, :func:`dpverify.statistical.search.search_events` proposes the best event of each family;
 2. **test** -- the ``finalists`` best candidates (at most one per pair and direction, ranked by a
    score corrected for the optimism of picking the best of many) are re-counted on ``samples``
    *fresh* outputs per input.  For each, Clopper--Pearson bounds at level ``alpha / (2 K)``
@@ -37,7 +37,7 @@ from dpverify.statistical.contract import check_batches_distinct, check_pairs_di
 from dpverify._validation import check_count, check_real, root_entropy
 from dpverify.errors import InputError, MechanismError
 from dpverify.statistical.atoms import row_hashes
-from dpverify.statistical.events import Candidate, atom_candidates, rank_candidates, search_events
+from dpverify.statistical.search import Candidate, atom_candidates, rank_candidates, search_events
 from dpverify.neighbours import Pair, as_pairs
 from dpverify.statistical.privacy_loss import loss_histogram
 from dpverify.statistical.result import AuditResult, EventTest, Witness

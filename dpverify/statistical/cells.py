@@ -10,7 +10,7 @@ test on fresh samples stays valid):
   release with point masses): the rows are grouped by their discrete part (integer codes, flags), and within each
   group the continuous part (the sum of the continuous coordinates) is cut at its quantiles, each point mass in
   a cell of its own.  Scalar continuous outputs are one group.  The cells' likelihood ratios, ordered on the
-  selection half, give prefix unions (:func:`dpverify.statistical.events._outcome_unions`): the estimated level sets of
+  selection half, give prefix unions (:func:`dpverify.statistical.search._outcome_unions`): the estimated level sets of
   ``L``, including the events "discrete part = j and continuous part ≤ t" and unions of them;
 * :class:`ProductRatioScore` -- a **product (naive-Bayes) density-ratio score** for vector outputs: the sum over
   coordinates of the log ratio of their binned marginals, over the coordinates whose marginals differ

@@ -51,207 +51,26 @@ live in :mod:`algorithms.theorems`).  A theorem object, built from keyword param
     contains it (a cross-check of the sampler, not part of the verdict).
 """
 
+
 from __future__ import annotations
 
 import math
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from scipy import stats
 
 from dpverify._validation import check_count, check_real, root_entropy
 from dpverify.errors import InputError, MechanismError
-from dpverify.jsonsafe import format_number as _num, json_clean, json_float
 from dpverify.execution.sampling import WorkerPool, batch_sizes, resolve_workers
-from dpverify.statistical.stats import clopper_pearson_lower, clopper_pearson_upper
+from dpverify.theorems.result import DEFAULT_BATCH_SIZE, DIRECTIONS, MAX_FAILURES_KEPT, QUANTITIES, SweepResult, TheoremResult, VERDICTS, plain_value
+from dpverify.theorems.intervals import binomial_interval, mean_interval, quantile_interval, runs_needed, vacuous, verdict_of
 
-__all__ = [
-    "QUANTITIES",
-    "DIRECTIONS",
-    "VERDICTS",
-    "TheoremResult",
-    "SweepResult",
-    "check_theorem",
-    "check_sweep",
-    "runs_needed",
-    "VerdictRates",
-    "verdict_rates",
-]
+__all__ = ["check_theorem", "check_sweep", "VerdictRates", "verdict_rates", "TheoremResult", "SweepResult",
+           "runs_needed", "QUANTITIES", "DIRECTIONS", "VERDICTS"]
 
-QUANTITIES: tuple[str, ...] = ("probability", "mean", "quantile", "always")
-DIRECTIONS: tuple[str, ...] = ("at_least", "at_most", "equal")
-VERDICTS: tuple[str, ...] = ("holds", "violated", "inconclusive")
-
-#: Runs per batch (each batch has its own seed; the size never depends on the number of workers).
-DEFAULT_BATCH_SIZE = 1000
-#: Failures kept in a result (the smallest-size one is always kept).
-MAX_FAILURES_KEPT = 20
-#: ``runs_needed`` gives up (returns ``inf``) beyond this many runs.
-MAX_RUNS_NEEDED = 10**12
-
-_SYMBOL = {"at_least": ">=", "at_most": "<=", "equal": "=="}
-
-
-# --------------------------------------------------------------------------------------------------
-# results
-# --------------------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class TheoremResult:
-    """The Monte Carlo check of one theorem at one set of parameters.
-
-    ``estimate`` is the empirical probability (of the event), mean or quantile -- for ``"always"`` the fraction
-    of instances on which the property held; ``interval`` a two-sided ``1 - alpha`` confidence interval for it
-    (Clopper-Pearson for probabilities, Student t for means -- valid as the runs grow, distribution-free order
-    statistics for quantiles; for ``"always"`` the interval of the fraction of instances that hold).
-    ``slack`` is how far the estimate lies on the claimed side of the bound (``estimate - bound`` for
-    ``at_least``, ``bound - estimate`` for ``at_most``; negative when it lies on the wrong side), and
-    ``slack_interval`` the same from the interval's end nearest the bound (conservative).  ``runs_needed``
-    (inconclusive only) is the number of runs at which an interval around the same estimate would exclude
-    the bound.  ``vacuous`` marks a bound that cannot fail (a probability >= 0, <= 1, or an infinite bound).
-    """
-
-    name: str
-    statement: str
-    quantity: str
-    direction: str
-    parameters: dict[str, Any]
-    bound: float
-    estimate: float
-    interval: tuple[float, float]
-    runs: int
-    alpha: float
-    verdict: str
-    slack: float | None
-    slack_interval: float | None
-    runs_needed: float | None
-    vacuous: bool
-    level: float | None = None
-    exact: float | None = None
-    exact_in_interval: bool | None = None
-    failures: tuple[dict[str, Any], ...] = ()
-    failure_count: int = 0
-    counterexample: dict[str, Any] | None = None
-    size: float | None = None
-    seed: int | None = None
-    seconds: float = 0.0
-    samples: np.ndarray | None = field(default=None, repr=False, compare=False)
-
-    @property
-    def holds(self) -> bool:
-        return self.verdict == "holds"
-
-    @property
-    def violated(self) -> bool:
-        return self.verdict == "violated"
-
-    def confidence_interval(self) -> tuple[float, float]:
-        """The ``1 - alpha`` confidence interval of the estimate (scipy.stats style)."""
-        return self.interval
-
-    def claim_text(self) -> str:
-        """e.g. ``"P >= 0.75"``, ``"q0.9 <= 3.2"``, ``"always"``."""
-        if self.quantity == "always":
-            return "always"
-        q = {"probability": "P", "mean": "E"}.get(self.quantity, f"q{self.level}")
-        return f"{q} {_SYMBOL[self.direction]} {_num(self.bound)}"
-
-    def summary(self) -> str:
-        """One line: verdict, estimate and interval against the bound, runs."""
-        if self.quantity == "always":
-            n_fail = self.failure_count
-            text = (f"{self.verdict}: {n_fail} counterexample(s) in {self.runs} instances"
-                    if n_fail else f"{self.verdict}: no counterexample in {self.runs} instances (failure rate "
-                                   f"< {_num(1 - self.interval[0])} at {1 - self.alpha:.0%})")
-            if self.counterexample is not None:
-                text += f"; smallest: {self.counterexample}"
-            return text
-        text = (f"{self.verdict}: {self.claim_text()}; estimate {_num(self.estimate)} "
-                f"[{_num(self.interval[0])}, {_num(self.interval[1])}] from {self.runs} runs")
-        if self.slack is not None and self.direction != "equal":
-            text += f", slack {_num(self.slack)}"
-        if self.vacuous:
-            text += " (vacuous bound)"
-        if self.verdict == "inconclusive" and self.runs_needed is not None:
-            text += f"; ~{_num(self.runs_needed)} runs would resolve it"
-        return text
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-ready dict (``inf``/``nan`` as strings)."""
-        return json_clean({
-            "name": self.name, "statement": self.statement, "quantity": self.quantity,
-            "direction": self.direction, "level": self.level, "claim": self.claim_text(),
-            "parameters": dict(self.parameters),
-            "bound": json_float(self.bound), "estimate": json_float(self.estimate),
-            "interval": [json_float(self.interval[0]), json_float(self.interval[1])],
-            "runs": self.runs, "alpha": self.alpha, "verdict": self.verdict,
-            "slack": json_float(self.slack), "slack_interval": json_float(self.slack_interval),
-            "runs_needed": json_float(self.runs_needed), "vacuous": self.vacuous,
-            "exact": json_float(self.exact), "exact_in_interval": self.exact_in_interval,
-            "failure_count": self.failure_count, "failures": list(self.failures),
-            "counterexample": self.counterexample, "size": json_float(self.size), "seed": self.seed,
-            "seconds": round(self.seconds, 6), "summary": self.summary(),
-        })
-
-
-@dataclass(frozen=True)
-class SweepResult:
-    """A theorem checked at every value of one parameter (each point at level ``alpha / len(values)``).
-
-    ``verdict`` is ``violated`` if any point is violated, ``holds`` if every point holds, else
-    ``inconclusive``; ``counterexample`` is the violated point of smallest ``size`` (else of smallest
-    index), or for ``"always"`` theorems the smallest failing instance over all points.
-    """
-
-    name: str
-    param: str
-    values: tuple[Any, ...]
-    points: tuple[TheoremResult, ...]
-    alpha: float
-    verdict: str
-    counterexample: dict[str, Any] | None
-    seconds: float
-
-    @property
-    def point_alpha(self) -> float:
-        return self.alpha / len(self.points)
-
-    @property
-    def statement(self) -> str:
-        return self.points[0].statement
-
-    def claim_text(self) -> str:
-        """The first point's claim with the swept parameter named, e.g. ``"P >= bound(epsilon)"``."""
-        first = self.points[0]
-        if first.quantity == "always":
-            return "always"
-        return first.claim_text().rsplit(" ", 1)[0] + f" bound({self.param})"
-
-    def summary(self) -> str:
-        counts = {v: sum(p.verdict == v for p in self.points) for v in VERDICTS}
-        text = (f"{self.verdict}: over {self.param} in {[plain_input(v) for v in self.values]}: "
-                + ", ".join(f"{n} {v}" for v, n in counts.items() if n))
-        if self.counterexample is not None:
-            text += f"; smallest counterexample: {self.counterexample}"
-        return text
-
-    def to_dict(self) -> dict[str, Any]:
-        return json_clean({
-            "name": self.name, "param": self.param, "values": [plain_input(v) for v in self.values], "alpha": self.alpha,
-            "point_alpha": self.point_alpha, "verdict": self.verdict, "counterexample": self.counterexample,
-            "claim": self.claim_text(),
-            "seconds": round(self.seconds, 6), "summary": self.summary(),
-            "points": [p.to_dict() for p in self.points],
-        })
-
-
-def plain_input(v: Any) -> Any:
-    """A sweep value as plain Python (arrays from suite files become lists), for summaries and records."""
-    return v.tolist() if isinstance(v, np.ndarray) else v.item() if isinstance(v, np.generic) else v
 
 
 # --------------------------------------------------------------------------------------------------
@@ -378,82 +197,6 @@ def _run_batch(task: _Batch) -> Any:
     return values
 
 
-# --------------------------------------------------------------------------------------------------
-# intervals, verdicts, runs needed
-# --------------------------------------------------------------------------------------------------
-
-
-def _binomial_interval(k: int, n: int, alpha: float) -> tuple[float, float]:
-    if n == 0:
-        return 0.0, 1.0
-    return (float(clopper_pearson_lower(k, n, alpha / 2)), float(clopper_pearson_upper(k, n, alpha / 2)))
-
-
-def _mean_interval(x: np.ndarray, alpha: float) -> tuple[float, float]:
-    m = float(x.mean())
-    if len(x) < 2:
-        return -math.inf, math.inf
-    s = float(x.std(ddof=1))
-    if s == 0.0:
-        return m, m
-    half = float(stats.t.ppf(1 - alpha / 2, len(x) - 1)) * s / math.sqrt(len(x))
-    return m - half, m + half
-
-
-def _quantile_interval(x: np.ndarray, level: float, alpha: float) -> tuple[float, float]:
-    ci = stats.quantile_test(x, q=float(np.quantile(x, level)), p=level).confidence_interval(1 - alpha)
-    return float(ci.low), float(ci.high)
-
-
-def _verdict(direction: str, bound: float, lo: float, hi: float) -> str:
-    if direction == "equal":
-        return "holds" if lo <= bound <= hi else "violated"
-    if direction == "at_least":
-        return "holds" if lo > bound else ("violated" if hi < bound else "inconclusive")
-    return "holds" if hi < bound else ("violated" if lo > bound else "inconclusive")
-
-
-def runs_needed(estimate: float, bound: float, alpha: float, quantity: str = "probability",
-                std: float | None = None) -> float:
-    """Runs at which a two-sided ``1 - alpha`` interval around ``estimate`` would exclude ``bound``.
-
-    Probabilities: the smallest ``n`` whose Clopper-Pearson interval at ``round(estimate * n)`` successes
-    excludes the bound (bisection over ``n``).  Means: ``(t * std / |estimate - bound|)^2`` with the normal
-    quantile.  ``inf`` when the estimate equals the bound or more than ``MAX_RUNS_NEEDED`` runs are needed.
-    """
-    gap = abs(estimate - bound)
-    if gap == 0.0 or math.isnan(gap):
-        return math.inf
-    if quantity != "probability":
-        if std is None or std == 0.0:
-            return 2.0
-        return float(math.ceil((float(stats.norm.isf(alpha / 2)) * std / gap) ** 2))
-
-    def excludes(n: int) -> bool:
-        lo, hi = _binomial_interval(int(round(estimate * n)), n, alpha)
-        return bound < lo or bound > hi
-
-    hi_n = 2
-    while not excludes(hi_n):
-        hi_n *= 2
-        if hi_n > MAX_RUNS_NEEDED:
-            return math.inf
-    lo_n = hi_n // 2
-    while hi_n - lo_n > max(1, lo_n // 1000):  # 0.1 % is precise enough for a planning figure
-        mid = (lo_n + hi_n) // 2
-        if excludes(mid):
-            hi_n = mid
-        else:
-            lo_n = mid
-    return float(hi_n)
-
-
-def _vacuous(quantity: str, direction: str, bound: float) -> bool:
-    if math.isinf(bound):
-        return True
-    if quantity == "probability":
-        return (direction == "at_least" and bound <= 0.0) or (direction == "at_most" and bound >= 1.0)
-    return False
 
 
 # --------------------------------------------------------------------------------------------------
@@ -491,7 +234,7 @@ def _check_one(theorem: Any, runs: int, alpha: float, batch_size: int, entropy: 
         kept = failures[:MAX_FAILURES_KEPT]
         if smallest is not None and smallest not in kept:
             kept.append(smallest)
-        interval = _binomial_interval(n - n_fail, n, alpha)
+        interval = binomial_interval(n - n_fail, n, alpha)
         return TheoremResult(
             **common, estimate=(n - n_fail) / n, interval=interval, runs=n,
             verdict="violated" if n_fail else "holds", slack=None, slack_interval=None, runs_needed=None,
@@ -506,18 +249,18 @@ def _check_one(theorem: Any, runs: int, alpha: float, batch_size: int, entropy: 
             raise MechanismError(f"{_describe(theorem)}: the conditioning event never happened in {runs} runs "
                                  "(every run returned NaN); no estimate -- change the inputs or run more")
         estimate = k / n
-        lo, hi = _binomial_interval(k, n, alpha)
+        lo, hi = binomial_interval(k, n, alpha)
     elif quantity == "mean":
         n = len(values)
         estimate = float(values.mean())
         std = float(values.std(ddof=1)) if n > 1 else None
-        lo, hi = _mean_interval(values, alpha)
+        lo, hi = mean_interval(values, alpha)
     else:
         assert level is not None
         n = len(values)
         estimate = float(np.quantile(values, level))
-        lo, hi = _quantile_interval(values, level, alpha)
-    verdict = _verdict(direction, bound, lo, hi)
+        lo, hi = quantile_interval(values, level, alpha)
+    verdict = verdict_of(direction, bound, lo, hi)
     sign = 1.0 if direction == "at_least" else -1.0
     if direction == "equal":
         slack = -abs(estimate - bound)
@@ -535,7 +278,7 @@ def _check_one(theorem: Any, runs: int, alpha: float, batch_size: int, entropy: 
     exact_in = None if exact is None else bool(lo <= exact <= hi)
     return TheoremResult(
         **common, estimate=estimate, interval=(lo, hi), runs=n, verdict=verdict, slack=slack,
-        slack_interval=slack_interval, runs_needed=needed, vacuous=_vacuous(quantity, direction, bound),
+        slack_interval=slack_interval, runs_needed=needed, vacuous=vacuous(quantity, direction, bound),
         exact=exact, exact_in_interval=exact_in, seconds=time.perf_counter() - t0,
         samples=values if keep_samples else None)
 
@@ -605,7 +348,7 @@ def check_sweep(factory: Callable[..., Any], params: Mapping[str, Any], param: s
         bad = [(i, p) for i, p in enumerate(points) if p.violated]
         if bad:
             i, p = min(bad, key=lambda ip: (math.inf if ip[1].size is None else ip[1].size, ip[0]))
-            counterexample = {param: plain_input(values[i]), "size": p.size, "estimate": p.estimate,
+            counterexample = {param: plain_value(values[i]), "size": p.size, "estimate": p.estimate,
                               "interval": list(p.interval), "bound": p.bound, "parameters": p.parameters}
     return SweepResult(name=points[0].name, param=param, values=values, points=tuple(points), alpha=alpha,
                        verdict=verdict, counterexample=counterexample, seconds=time.perf_counter() - t0)
@@ -625,7 +368,7 @@ class VerdictRates:
         return self.counts[verdict] / self.repetitions
 
     def interval(self, verdict: str) -> tuple[float, float]:
-        return _binomial_interval(self.counts[verdict], self.repetitions, 0.05)
+        return binomial_interval(self.counts[verdict], self.repetitions, 0.05)
 
 
 def verdict_rates(theorem: Any, repetitions: int, runs: int, seed: int = 0, alpha: float = 0.05,

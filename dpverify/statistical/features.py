@@ -1,0 +1,132 @@
+"""Scalar features of mechanism outputs that events threshold: the output itself, a column, a statistic of a
+row (sum, max, min, argmax), a learned linear score, the lowest set bit of a double."""
+
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Protocol
+
+import numpy as np
+from numpy.typing import NDArray
+
+
+__all__ = ["Feature", "Identity", "Column", "Statistic", "LinearScore", "LowBit"]
+
+
+# --------------------------------------------------------------------------------------- features
+def _finite_view(v: NDArray) -> NDArray[np.float64]:
+    """Float64 copy with NaN mapped to +inf, so that every event is a well-defined set."""
+    v = np.asarray(v, dtype=np.float64)
+    if np.isnan(v).any():
+        v = np.where(np.isnan(v), np.inf, v)
+    return v
+
+
+class Feature(Protocol):
+    """A scalar statistic of an output row, vectorised: ``(n, ...) -> (n,)`` float64."""
+
+    @property
+    def name(self) -> str: ...
+
+    def __call__(self, out: NDArray) -> NDArray[np.float64]: ...
+
+
+@dataclass(frozen=True)
+class Identity:
+    """The output itself (scalar outputs)."""
+
+    @property
+    def name(self) -> str:
+        return "out"
+
+    def __call__(self, out: NDArray) -> NDArray[np.float64]:
+        return _finite_view(out)
+
+
+@dataclass(frozen=True)
+class Column:
+    """Coordinate ``index`` of a vector output."""
+
+    index: int
+
+    @property
+    def name(self) -> str:
+        return f"out[{self.index}]"
+
+    def __call__(self, out: NDArray) -> NDArray[np.float64]:
+        return _finite_view(out[:, self.index])
+
+
+@dataclass(frozen=True)
+class Statistic:
+    """``sum``, ``max``, ``min`` or ``argmax`` of a vector output."""
+
+    kind: str
+
+    @property
+    def name(self) -> str:
+        return f"{self.kind}(out)"
+
+    def __call__(self, out: NDArray) -> NDArray[np.float64]:
+        v = _finite_view(out)
+        if self.kind == "sum":
+            with np.errstate(invalid="ignore"):
+                s = v.sum(axis=1)
+            return np.where(np.isnan(s), np.inf, s)
+        if self.kind == "max":
+            return v.max(axis=1)
+        if self.kind == "min":
+            return v.min(axis=1)
+        if self.kind == "argmax":
+            return v.argmax(axis=1).astype(np.float64)
+        raise ValueError(f"unknown statistic {self.kind!r}")
+
+
+@dataclass(frozen=True)
+class LinearScore:
+    """``coef . ((o - mean) / scale) + intercept``: a logistic-regression score (DP-Sniper)."""
+
+    mean: tuple[float, ...]
+    scale: tuple[float, ...]
+    coef: tuple[float, ...]
+    intercept: float
+
+    @property
+    def name(self) -> str:
+        return "LR-score(out)"
+
+    def __call__(self, out: NDArray) -> NDArray[np.float64]:
+        v = np.asarray(out, dtype=np.float64).reshape(len(out), -1)
+        v = np.where(np.isfinite(v), v, np.where(np.isnan(v), 0.0, np.sign(v) * 1e300))
+        z = (v - np.asarray(self.mean)) / np.asarray(self.scale)
+        with np.errstate(over="ignore", invalid="ignore"):
+            s = z @ np.asarray(self.coef) + self.intercept
+        return np.where(np.isnan(s), np.inf, s)
+
+
+@dataclass(frozen=True)
+class LowBit:
+    """Exponent of the lowest set bit of a double (``+inf`` for 0, inf and NaN).
+
+    A textbook floating-point Laplace sample ``x + Y`` lies on the grid of ``ulp(x + Y)`` *and* of the
+    grid of ``x``: outputs near 0 for ``x = 1`` are multiples of ``2**-53`` while those for ``x = 0``
+    are not (Mironov, CCS 2012).  ``index`` is the column (``None`` for scalar outputs).
+    """
+
+    index: int | None = None
+
+    @property
+    def name(self) -> str:
+        return "lowbit(out)" if self.index is None else f"lowbit(out[{self.index}])"
+
+    def __call__(self, out: NDArray) -> NDArray[np.float64]:
+        v = np.asarray(out if self.index is None else out[:, self.index], dtype=np.float64)
+        mant, expo = np.frexp(np.where(np.isfinite(v), v, 0.0))
+        m = np.abs(np.ldexp(mant, 53)).astype(np.int64)  # exact: |mant| in [0.5, 1)
+        low = m & (-m)
+        tz = np.zeros(m.shape, dtype=np.float64)
+        nz = low > 0
+        tz[nz] = np.log2(low[nz].astype(np.float64))
+        res = (expo - 53).astype(np.float64) + tz
+        return np.where(nz, res, np.inf)

@@ -1,0 +1,475 @@
+"""The event search: every family proposes its best events on a search sample.
+
+Families (docs/architecture.md, "adding an event family"; docs/auditor.md):
+
+* **outcome unions** for discrete outputs (integer codes, scalars or rows, and float outputs with
+  few distinct values): outcomes sorted by their estimated likelihood ratio, and the prefix unions of
+  that order (the Neyman--Pearson sets of the empirical distributions) -- StatDP's categorical
+  events;
+* **threshold and interval events** ``{f(o) <= t}``, ``{f(o) >= t}``, ``{a <= f(o) <= b}`` and single
+  point masses ``{f(o) = a}`` on a scalar *feature* ``f``: the output itself, each coordinate of a
+  vector, its sum / max / min / argmax;
+* a **learned event** for vector outputs: a logistic-regression score threshold (DP-Sniper,
+  Bichsel et al. S&P 2021), fitted on the search sample;
+* optionally (``float_bits``) **floating-point events** on the position of the lowest set bit of a
+  double (Mironov 2012's attack on textbook floating-point Laplace);
+* ``{o contains NaN}`` when NaN outputs are admitted as outcomes (``nan_policy="outcome"``).
+
+The search sample is split in two halves.  Each family's best event is *chosen* on the first half and
+*scored* on the second, so that the ranking of candidates across families, pairs and directions is not
+fooled by events that look good by chance (with thousands of outcomes or atoms, the best-looking one
+on the data that chose it is mostly luck).  The score is a *projected* epsilon lower bound: the
+Wilson bounds the final test would give at ``n_test`` samples if the frequencies were exact, widened
+by one standard error of the search estimate."""
+
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from dataclasses import dataclass, field
+from typing import Callable
+
+import numpy as np
+from numpy.typing import NDArray
+
+from dpverify.statistical.atoms import HashSetEvent, repeated_hashes
+from dpverify.statistical.cells import CellSetEvent, ProductRatioScore, fit_cells, fit_product_ratio, tail_ranks
+from dpverify.statistical.stats import epsilon_lower_bound, wilson_lower, wilson_upper
+from dpverify.execution.sampling import single_threaded_libraries
+from dpverify.statistical.features import Column, Feature, Identity, LinearScore, LowBit, Statistic
+from dpverify.statistical.events import Event, IntervalEvent, NanEvent, RowSetEvent, ValueSetEvent, unique_rows
+
+__all__ = ["Candidate", "search_events", "rank_candidates", "atom_candidates", "monotone_log_ratio"]
+
+THRESHOLD_GRID = 2000
+INTERVAL_GRID = 80
+MAX_COLUMNS = 32
+LR_FIT_SAMPLES = 50_000
+
+
+
+# ----------------------------------------------------------------------------------------- search
+@dataclass(frozen=True)
+class Candidate:
+    """A searched event for one direction (0: ``x0`` over ``x1``, 1: the reverse).
+
+    ``score`` and the counts come from the *scoring half* of the search sample, which played no part
+    in choosing the event.
+    """
+
+    event: Event
+    direction: int
+    score: float
+    count_num: int
+    count_den: int
+    group: str
+    family: str = "tail"   # tail | atom | outcomes | cells | learned | nan: finalists are chosen per family
+    n_score: int | None = None   # size of the scoring half its counts come from (None: the search's)
+
+
+@dataclass
+class _Scorer:
+    """Projected ε lower bound of events seen ``k_num`` / ``k_den`` times in ``n_search`` outputs.
+
+    The Wilson bounds the final test would give at ``n_test`` outputs if the frequencies were exact,
+    widened by ``z_search`` standard errors of the search estimate itself.
+    """
+
+    n_search: int
+    n_test: int
+    z: float
+    delta: float
+    z_search: float = 1.0
+
+    def __call__(self, k_num: NDArray, k_den: NDArray) -> NDArray[np.float64]:
+        p_num = np.asarray(k_num) / self.n_search
+        p_den = np.asarray(k_den) / self.n_search
+        se_num = np.sqrt(p_num * (1 - p_num) / self.n_search)
+        se_den = np.sqrt(p_den * (1 - p_den) / self.n_search)
+        lo = wilson_lower(p_num, self.n_test, self.z) - self.z_search * se_num
+        hi = wilson_upper(p_den, self.n_test, self.z) + self.z_search * se_den
+        return epsilon_lower_bound(np.maximum(lo, 0.0), hi, self.delta)
+
+
+def rank_candidates(
+    candidates: list[Candidate], n_score: int, n_test: int, z: float, delta: float
+) -> NDArray[np.float64]:
+    """Scores for choosing finalists among many candidates, corrected for optimism.
+
+    The largest of ``C`` noisy scores overstates its event by about ``sqrt(2 ln C)`` standard errors,
+    so each candidate's scoring-half counts are widened by that many standard errors, ``C`` being the number of
+    candidates of its *family* (finalists are chosen per family: a rare atom competes with the other atoms, not
+    with every tail event).  Events seen often (small standard error) keep their score; rare ones that look good
+    by chance do not.  ``n_score``: the scoring-half size, or one per candidate.
+    """
+    if not candidates:
+        return np.zeros(0)
+    fams = [c.family for c in candidates]
+    per = {f: fams.count(f) for f in set(fams)}
+    z_search = np.array([math.sqrt(2.0 * math.log(max(per[f], 2))) for f in fams])
+    n_score_arr = np.broadcast_to(np.asarray(n_score), (len(candidates),))
+    out = np.empty(len(candidates))
+    for zs in np.unique(z_search):
+        for ns in np.unique(n_score_arr):
+            m = (z_search == zs) & (n_score_arr == ns)
+            if m.any():
+                scorer = _Scorer(int(ns), n_test, z, delta, float(zs))
+                out[m] = scorer(np.array([c.count_num for c, k in zip(candidates, m) if k]),
+                                np.array([c.count_den for c, k in zip(candidates, m) if k]))
+    return out
+
+
+@dataclass
+class _Search:
+    """Selection half ``a`` and scoring half ``b`` of the search sample, and the candidates found."""
+
+    select: _Scorer
+    score: _Scorer
+    out: list[Candidate] = field(default_factory=list)
+    scored: int = 0
+
+    def family(self, a0: NDArray, a1: NDArray, count_b: Callable[[int], tuple[int, int]], make,
+               group: str, family: str = "tail") -> None:
+        """One family of events: choose on the selection-half counts ``a0``/``a1`` (one per event),
+        then count the chosen event on the scoring half (``count_b(i)`` -> counts under ``x0``, ``x1``).
+
+        Only the chosen event is counted on the scoring half, so that half needs no sorting.
+        """
+        if len(a0) == 0:
+            return
+        self.scored += 2 * len(a0)
+        for direction, (an, ad) in enumerate(((a0, a1), (a1, a0))):
+            s = self.select(an, ad)
+            i = int(np.argmax(s))
+            if not np.isfinite(s[i]):
+                continue
+            k0, k1 = count_b(i)
+            bn, bd = (k0, k1) if direction == 0 else (k1, k0)
+            sb = float(self.score(np.array([bn]), np.array([bd]))[0])
+            if np.isfinite(sb):
+                self.out.append(Candidate(make(i), direction, sb, int(bn), int(bd), f"{group}/d{direction}",
+                                          family))
+
+
+def _nan_start(values_sorted: NDArray) -> int:
+    """Index of the first NaN of a sorted array (NaNs sort last); its length when it has none."""
+    n = len(values_sorted)
+    if n and values_sorted.dtype.kind == "f" and np.isnan(values_sorted[-1]):
+        return int(np.searchsorted(values_sorted, np.nan, "left"))
+    return n
+
+
+def _sorted_unique(values_sorted: NDArray) -> tuple[NDArray, NDArray]:
+    """``np.unique(values_sorted, return_counts=True)`` for an already sorted array, in ``O(n)``.
+
+    NaNs (sorted last) count as one value, as in ``np.unique``; a zero is reported as ``0.0``, never ``-0.0``.
+    """
+    n = len(values_sorted)
+    if n == 0:
+        return values_sorted[:0], np.zeros(0, dtype=np.int64)
+    new = np.empty(n, dtype=bool)
+    new[0] = True
+    np.not_equal(values_sorted[1:], values_sorted[:-1], out=new[1:])
+    new[_nan_start(values_sorted) + 1:] = False
+    starts = np.flatnonzero(new)
+    uniq = values_sorted[starts]
+    if uniq.dtype.kind == "f":
+        uniq = uniq + 0.0           # -0.0 and 0.0 are one value: report it as 0
+    return uniq, np.diff(np.append(starts, n))
+
+
+def _grid(values_sorted: NDArray[np.float64], size: int, uniq: NDArray[np.float64] | None = None) -> NDArray[np.float64]:
+    """At most ``size`` thresholds: every distinct value, or ``size`` evenly spaced order statistics.
+
+    ``uniq`` (the distinct values of ``values_sorted``) saves a pass when the caller has it.
+    """
+    if uniq is None:
+        uniq = _sorted_unique(values_sorted)[0]
+    if len(uniq) <= size:
+        return uniq
+    idx = np.linspace(0, len(values_sorted) - 1, size).round().astype(np.int64)
+    return np.unique(values_sorted[idx])
+
+
+def _tail_grids(values_sorted: NDArray[np.float64]) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """The lower and the upper tail thresholds of :func:`tail_ranks` (for two-sided tail events): order statistics
+    at geometrically growing ranks from each end, reaching level sets whose probabilities are far below the
+    spacing of the quantile grids."""
+    n = len(values_sorted)
+    tail = tail_ranks(n)
+    return np.unique(values_sorted[tail]), np.unique(values_sorted[n - 1 - tail])
+
+
+def _le(s: NDArray, t: NDArray) -> NDArray:
+    return np.searchsorted(s, t, "right")
+
+
+def _ge(s: NDArray, t: NDArray) -> NDArray:
+    return _nan_start(s) - np.searchsorted(s, t, "left")       # NaNs sort last and are never >= t
+
+
+def _in(s: NDArray, lo: NDArray, hi: NDArray) -> NDArray:
+    return np.searchsorted(s, hi, "right") - np.searchsorted(s, lo, "left")
+
+
+def _scalar_feature(feature: Feature, halves: tuple[NDArray, NDArray, NDArray, NDArray], search: _Search) -> None:
+    """Threshold, interval and point-mass events on one scalar feature.
+
+    Grids of thresholds are quantiles of the *continuous part* of the selection half plus its point
+    masses (values seen twice or more): a large point mass (e.g. a 0 standing for "not released")
+    would otherwise absorb most quantiles and leave the tails without thresholds.
+    """
+    a0, a1 = (np.sort(feature(h)) for h in halves[:2])
+    b0, b1 = (feature(h) for h in halves[2:])        # scoring half: unsorted
+
+    def counter(test):
+        return lambda i: (int(np.count_nonzero(test(b0, i))), int(np.count_nonzero(test(b1, i))))
+
+    # two sorted runs: the stable sort (timsort / radix) merges them in linear time
+    pooled = np.sort(np.concatenate([a0, a1]), kind="stable")
+    pooled = pooled[: _nan_start(pooled)]                      # NaN is no threshold
+    uniq, counts = _sorted_unique(pooled)
+    is_atom = counts >= 2
+    atoms = uniq[is_atom]
+    if 0 < len(atoms) < len(uniq):
+        continuous = pooled[np.repeat(~is_atom, counts)]
+        single = uniq[~is_atom]
+        grid = np.union1d(_grid(continuous, THRESHOLD_GRID, single), atoms[:THRESHOLD_GRID])
+        g = np.union1d(_grid(continuous, INTERVAL_GRID, single), atoms[:INTERVAL_GRID // 4])
+    else:
+        grid, g = _grid(pooled, THRESHOLD_GRID, uniq), _grid(pooled, INTERVAL_GRID, uniq)
+    name = feature.name
+    fam = "learned" if isinstance(feature, (LinearScore, ProductRatioScore)) else "tail"
+    search.family(_le(a0, grid), _le(a1, grid), counter(lambda v, i: v <= grid[i]),
+                  lambda i: IntervalEvent(feature, -math.inf, float(grid[i])), f"{name}:le", fam)
+    search.family(_ge(a0, grid), _ge(a1, grid), counter(lambda v, i: v >= grid[i]),
+                  lambda i: IntervalEvent(feature, float(grid[i]), math.inf), f"{name}:ge", fam)
+    ia, ib = np.triu_indices(len(g), k=1)
+    if len(ia):
+        lo, hi = g[ia], g[ib]
+        search.family(_in(a0, lo, hi), _in(a1, lo, hi), counter(lambda v, i: (v >= lo[i]) & (v <= hi[i])),
+                      lambda i: IntervalEvent(feature, float(lo[i]), float(hi[i])), f"{name}:interval", fam)
+    _two_sided_tails(feature, pooled, a0, a1, counter, search, fam)
+    if 0 < len(atoms) <= 10_000:
+        search.family(_in(a0, atoms, atoms), _in(a1, atoms, atoms), counter(lambda v, i: v == atoms[i]),
+                      lambda i: ValueSetEvent(feature, (float(atoms[i]),)), f"{name}:atom",
+                      "atom" if counts[is_atom].sum() < len(pooled) // 2 else fam)   # point masses of a mostly
+                      # continuous feature get the point-mass slot; the values of a discrete one (argmax) do not
+
+
+def _two_sided_tails(feature: Feature, pooled: NDArray, a0: NDArray, a1: NDArray, counter: Callable, search: _Search,
+                     fam: str) -> None:
+    """Events ``{feature < low or feature > high}`` with both ends in the tails (:func:`_tail_grids`): the level
+    sets of a loss that grows in both directions (two laws of different spread around one centre), which a
+    one-sided tail catches with half its probability."""
+    lows, highs = _tail_grids(pooled)
+    if len(pooled) < 4 or len(lows) == 0 or len(highs) == 0:
+        return
+    il, ih = np.meshgrid(np.arange(len(lows)), np.arange(len(highs)), indexing="ij")
+    lo, hi = lows[il.ravel()], highs[ih.ravel()]
+    keep = lo < hi
+    lo, hi = lo[keep], hi[keep]
+    if len(lo) == 0:
+        return
+
+    def outside(a: NDArray) -> NDArray:
+        return _nan_start(a) - _in(a, lo, hi)
+
+    search.family(outside(a0), outside(a1), counter(lambda v, i: (v < lo[i]) | (v > hi[i])),
+                  lambda i: IntervalEvent(feature, float(lo[i]), float(hi[i]), outside=True), f"{feature.name}:outside",
+                  fam)
+
+
+def _prefix_unions(codes: tuple[NDArray, NDArray, NDArray, NDArray], m: int, search: _Search,
+                   make: Callable[[NDArray], Event], group: str, family: str, honest: bool = False,
+                   log_ratio: Callable[[NDArray, NDArray], NDArray] | None = None) -> None:
+    """Prefix unions of ``m`` outcomes (codes ``0..m-1`` of the four halves' rows) ordered by likelihood ratio.
+
+    The order is estimated on the selection half.  By default the prefix length is chosen on the scoring half (a
+    one-dimensional choice along a nested family, so its optimism is small when the outcomes are few: ordering
+    and scoring on the same counts would pick unions of outcomes whose counts are high by chance).  With
+    ``honest``, for families of hundreds of cells where that choice is no longer small, the length is chosen on
+    the selection half too and the scoring half only scores the chosen union, so that finalists are ranked
+    across families on counts that played no part in choosing them.  ``make(sorted outcome codes)`` builds the
+    event.  ``log_ratio(an, ad)``: the estimated log likelihood ratio of each outcome from its selection-half
+    counts that orders them (default: the smoothed ratio ``(an + 0.5) / (ad + 0.5)`` of each outcome alone).
+    """
+    c = [np.bincount(k, minlength=m) for k in codes]
+    search.scored += 2 * m
+    for direction, (an, ad, bn, bd) in enumerate(((c[0], c[1], c[2], c[3]), (c[1], c[0], c[3], c[2]))):
+        key = np.log((an + 0.5) / (ad + 0.5)) if log_ratio is None else log_ratio(an, ad)
+        order = np.argsort(-key, kind="stable")
+        kn, kd = np.cumsum(bn[order]), np.cumsum(bd[order])
+        if honest:
+            i = int(np.argmax(search.select(np.cumsum(an[order]), np.cumsum(ad[order]))))
+            s = search.score(kn[i:i + 1], kd[i:i + 1])
+            kn, kd, i = kn[i:i + 1], kd[i:i + 1], (i, 0)
+        else:
+            s = search.score(kn, kd)
+            i = int(np.argmax(s))
+            i = (i, i)
+        length, at = i
+        if np.isfinite(s[at]):
+            search.out.append(Candidate(make(np.sort(order[: length + 1])), direction, float(s[at]), int(kn[at]),
+                                        int(kd[at]), f"{group}/d{direction}", family))
+
+
+def _outcome_unions(halves: tuple[NDArray, NDArray, NDArray, NDArray], search: _Search) -> None:
+    """StatDP's categorical events: prefix unions of the distinct outputs (:func:`_prefix_unions`)."""
+    sizes = [len(h) for h in halves]
+    rows = np.concatenate(halves).reshape(sum(sizes), -1)
+    first, inverse = unique_rows(rows)
+    bounds = np.cumsum([0] + sizes)
+    outcomes = rows[first]
+    shape, dtype = halves[0].shape[1:], str(halves[0].dtype)
+    _prefix_unions(tuple(inverse[bounds[j]: bounds[j + 1]] for j in range(4)), len(first), search,
+                   lambda idx: RowSetEvent(outcomes[idx].reshape((len(idx),) + shape), dtype), "outcomes",
+                   "outcomes")
+
+
+def _cell_unions(halves: tuple[NDArray, NDArray, NDArray, NDArray], search: _Search) -> None:
+    """Conditional cells (:class:`dpverify.statistical.cells.CellPartition`, fitted on the selection half) and their prefix
+    unions: the estimated level sets of the privacy loss for scalar and mixed discrete/continuous outputs."""
+    part = fit_cells(halves[0], halves[1])
+    if part is None or part.n_cells < 2:
+        return
+    codes = tuple(part.cells(h) for h in halves)
+
+    def make(idx: NDArray) -> Event:
+        return CellSetEvent(part, tuple(int(c) for c in idx))
+
+    _prefix_unions(codes, part.n_cells, search, make, "cells", "cells", honest=True)
+    offsets = part.offsets()
+    _prefix_unions(codes, part.n_cells, search, make, "cells-monotone", "cells", honest=True,
+                   log_ratio=lambda an, ad: monotone_log_ratio(an, ad, offsets))
+
+
+def monotone_log_ratio(an: NDArray, ad: NDArray, offsets: NDArray) -> NDArray[np.float64]:
+    """The cells' log likelihood ratios ``ln((an + 0.5)/(ad + 0.5))`` smoothed by a weighted isotonic regression
+    along the continuous value within each group (cells ``offsets[k]..offsets[k+1]-1``), increasing or decreasing,
+    whichever fits better (weights ``an + ad + 1``).
+
+    The privacy loss of a mixed output is often monotone in its continuous part within each discrete value (SVT
+    releasing its noisy value, noisy max releasing the maximum, a Laplace tail): its level sets are then "discrete
+    part = j and value ≤ t_j" (or ``≥``).  With hundreds of cells the raw ratios of small tail cells are mostly
+    noise and their prefix unions start with lucky cells; pooling adjacent cells (Robertson, Wright & Dykstra's
+    pool-adjacent-violators, :func:`sklearn.isotonic.isotonic_regression`) orders whole runs of cells instead."""
+    from sklearn.isotonic import isotonic_regression
+
+    y = np.log((an + 0.5) / (ad + 0.5))
+    w = (an + ad + 1.0).astype(np.float64)
+    out = np.empty_like(y)
+    for k in range(len(offsets) - 1):
+        sl = slice(int(offsets[k]), int(offsets[k + 1]))
+        if sl.stop - sl.start < 2:
+            out[sl] = y[sl]
+            continue
+        fits = [isotonic_regression(y[sl], sample_weight=w[sl], increasing=inc) for inc in (True, False)]
+        err = [float(np.sum(w[sl] * (y[sl] - f) ** 2)) for f in fits]
+        out[sl] = fits[int(np.argmin(err))]
+    return out
+
+
+def atom_candidates(h0: NDArray[np.uint64], h1: NDArray[np.uint64], n_test: int, z: float, delta: float,
+                    examples: Callable[[NDArray[np.uint64]], tuple[str, ...]]) -> list[Candidate]:
+    """Candidates of the atom sweep (:mod:`dpverify.statistical.atoms`): prefix unions of the point masses repeated in the
+    sweep's first half (row hashes ``h0`` / ``h1`` under the two inputs), ordered on that half and cut on the
+    second.  ``examples(hashes)`` gives readable rows for the description."""
+    h = len(h0) // 2
+    halves = (h0[:h], h1[:h], h0[h:], h1[h:])
+    atoms = repeated_hashes(halves[0], halves[1])
+    if len(atoms) == 0:
+        return []
+    search = _Search(_Scorer(h, n_test, z, delta), _Scorer(len(h0) - h, n_test, z, delta))
+
+    def code(v: NDArray[np.uint64]) -> NDArray[np.intp]:
+        idx = np.minimum(np.searchsorted(atoms, v), len(atoms) - 1)
+        return np.where(atoms[idx] == v, idx, len(atoms))           # the last code: not an atom
+
+    codes = tuple(code(x) for x in halves)
+
+    def make(idx: NDArray) -> Event:
+        chosen = atoms[idx[idx < len(atoms)]]
+        return HashSetEvent(tuple(int(v) for v in chosen), examples(chosen))
+
+    _prefix_unions(codes, len(atoms) + 1, search, make, "sweep", "atom", honest=True)
+    return [dataclasses.replace(c, n_score=len(h0) - h) for c in search.out
+            if isinstance(c.event, HashSetEvent) and c.event.hashes]
+
+
+def _learned_score(o0: NDArray, o1: NDArray, rng: np.random.Generator) -> LinearScore | None:
+    """Fit a logistic regression telling ``x0``'s outputs from ``x1``'s (DP-Sniper's attack model)."""
+    from sklearn.linear_model import LogisticRegression
+
+    X = np.concatenate([o0, o1]).astype(np.float64).reshape(len(o0) + len(o1), -1)
+    X = np.where(np.isfinite(X), X, np.where(np.isnan(X), 0.0, np.sign(X) * 1e300))
+    y = np.r_[np.zeros(len(o0)), np.ones(len(o1))]
+    if len(X) > 2 * LR_FIT_SAMPLES:
+        idx = rng.choice(len(X), 2 * LR_FIT_SAMPLES, replace=False)
+        X, y = X[idx], y[idx]
+    mean, scale = X.mean(axis=0), X.std(axis=0)
+    scale = np.where(scale > 0, scale, 1.0)
+    Z = (X - mean) / scale
+    if not np.isfinite(Z).all():
+        return None
+    model = LogisticRegression(max_iter=200)
+    with single_threaded_libraries("sklearn"):        # its OpenMP and BLAS threads only slow these small fits down
+        model.fit(Z, y)
+    return LinearScore(tuple(mean), tuple(scale), tuple(model.coef_[0]), float(model.intercept_[0]))
+
+
+def search_events(
+    o0: NDArray,
+    o1: NDArray,
+    *,
+    n_test: int,
+    z: float,
+    delta: float,
+    float_bits: bool = False,
+    nan_outcome: bool = False,
+    rng: np.random.Generator,
+) -> tuple[list[Candidate], int, str]:
+    """Search events telling ``o0`` (outputs on ``x0``) from ``o1``, in both directions.
+
+    The outputs (i.i.d.) are split in a selection half and a scoring half.  Returns the best
+    candidate of every family and direction with its scoring-half score, the number of events
+    considered and the output kind detected (``"discrete"``, ``"scalar"``, ``"vector"``).
+    """
+    n = len(o0)
+    h = n // 2
+    halves = (o0[:h], o1[:h], o0[h:], o1[h:])
+    search = _Search(_Scorer(h, n_test, z, delta), _Scorer(n - h, n_test, z, delta))
+    discrete_dtype = o0.dtype.kind in "biu"
+    probe = min(h, 20_000)
+    n_unique = len(unique_rows(np.concatenate([o0[:probe], o1[:probe]]))[0])
+    few_outcomes = n_unique <= max(2, (2 * probe) // 20)
+    if few_outcomes:
+        _outcome_unions(halves, search)
+    else:
+        _cell_unions(halves, search)
+    kind = "discrete" if discrete_dtype or few_outcomes else ("scalar" if o0.ndim == 1 else "vector")
+    if o0.ndim == 1:
+        features: list[Feature] = [Identity()]
+        if float_bits and o0.dtype.kind == "f":
+            features.append(LowBit(None))
+    else:
+        k = o0.shape[1]
+        features = [Column(j) for j in range(min(k, MAX_COLUMNS))]
+        features += [Statistic("sum"), Statistic("max"), Statistic("min"), Statistic("argmax")]
+        if float_bits and o0.dtype.kind == "f":
+            features += [LowBit(j) for j in range(min(k, MAX_COLUMNS))]
+        if n_unique > 2:
+            learned = _learned_score(halves[0], halves[1], rng)
+            if learned is not None:
+                features.append(learned)
+            ratio = fit_product_ratio(halves[0], halves[1])
+            if ratio is not None:
+                features.append(ratio)
+    for f in features:
+        _scalar_feature(f, halves, search)
+    if nan_outcome and o0.dtype.kind == "f":
+        ev = NanEvent()
+        k = [np.array([int(ev.contains(x).sum())]) for x in halves]
+        search.family(k[0], k[1], lambda i: (int(k[2][0]), int(k[3][0])), lambda i: ev, "nan", "nan")
+    return search.out, search.scored, kind
