@@ -268,12 +268,12 @@ def run_dpverify(ids: Iterable[str], mode: str, seed: int, workers: int = WORKER
 #: (label, function name in dpverify) of the verdict profile: cumulative time of each, in one process
 PROFILE_PHASES: tuple[tuple[str, str, str], ...] = (
     ("whole verdict (every stage)", "audit_sequential", "sequential.py"),
-    ("phase 1: search samples + event search, every pair", "_search_pair", "audit.py"),
-    ("  event search (search_events)", "search_events", "events.py"),
-    ("    threshold / interval / atom events on scalar features", "_scalar_feature", "events.py"),
-    ("    logistic-regression feature (scikit-learn fit)", "_learned_score", "events.py"),
-    ("    unions of discrete outcomes", "_outcome_unions", "events.py"),
-    ("phase 2: fresh samples, counting the finalists' events", "_count_events", "audit.py"),
+    ("phase 1: search samples + event search, every pair", "_search_pair", "auditor.py"),
+    ("  event search (search_events)", "search_events", "search.py"),
+    ("    threshold / interval / atom events on scalar features", "_scalar_feature", "search.py"),
+    ("    logistic-regression feature (scikit-learn fit)", "_learned_score", "search.py"),
+    ("    unions of discrete outcomes", "_outcome_unions", "search.py"),
+    ("phase 2: fresh samples, counting the finalists' events", "_count_events", "auditor.py"),
     ("the mechanism's own sampling (both phases)", "run_task", "sampling.py"),
 )
 

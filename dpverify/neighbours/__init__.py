@@ -16,8 +16,8 @@ Relations
 ---------
 :class:`LInfNeighbours` (radius mu)
     Vectors (or edge weights of a graph with public topology) with ``||x0 - x1||_inf <= mu``.  This is
-    the weight-neighbourhood of Pinot (2018) used by PAMST / PTClust: Pinot, "Minimum spanning tree release
-    under differential privacy constraints", Definition 2.1 (two weight functions on the same edge
+    the weight-neighbourhood used by PAMST / PTClust: Pinot, Morvan, Yger, Gouy-Pailler, Atif, "Graph-based
+    clustering under differential privacy" (UAI 2018), Definition 2.1 (two weight functions on the same edge
     set are neighbouring if ``max_e |w(e) - w'(e)| <= mu``) and Definition 2.2 (same ``V`` and ``E``).
 :class:`L1Neighbours` (radius r)
     Vectors / edge weights with ``||x0 - x1||_1 <= r``: the weight-neighbourhood of Sealfon,

@@ -130,7 +130,7 @@ class _VectorRelation(NeighbourRelation):
 class LInfNeighbours(_VectorRelation):
     """ℓ∞ neighbours: ``||x0 - x1||_inf <= radius`` on vectors or edge weights of a public topology.
 
-    Pinot, "Minimum spanning tree release under differential privacy constraints", Definition 2.1 with
+    Pinot et al., "Graph-based clustering under differential privacy" (UAI 2018), Definition 2.1 with
     ``mu = radius``.
     Noise calibration: ℓ1 bound ``dim * radius``, ℓ2 bound ``radius * sqrt(dim)``, ℓ∞ bound ``radius``.
     """
