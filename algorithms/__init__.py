@@ -1,6 +1,6 @@
 """Reference implementations audited by :mod:`dpverify`.
 
-Every mechanism here follows the contract of ``../shared/DESIGN.md``::
+Every mechanism here follows dpverify's mechanism contract (README.md; :mod:`dpverify.statistical.contract`)::
 
     mechanism(x, n, rng) -> np.ndarray
 

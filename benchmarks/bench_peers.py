@@ -88,7 +88,7 @@ class Peer:
     num_input: int | None = None
     databases: tuple[list[float], list[float]] | None = None
     sensitivity: str = "ALL_DIFFER"
-    published: str = ""       # row of anchors-auditing.md §5.1 (claimed ε = 0.1 there)
+    published: str = ""       # DP-Sniper's benchmark name, a key of PUBLISHED (claimed ε = 0.1 there)
     patterns: str = "statdp"
 
 
@@ -110,7 +110,8 @@ PEERS: tuple[Peer, ...] = (
 #: pystatdp as shipped (its own neighbour patterns) on the correct noisy max: shows the pattern defect.
 AS_SHIPPED = Peer("noisy-max-laplace", "noisy_max_v1a", num_input=5, patterns="pystatdp")
 
-#: anchors-auditing.md §5.1 (DP-Sniper's reference logs, claimed ε = 0.1, 90 % confidence):
+#: DP-Sniper's reference logs (Bichsel et al., S&P 2021; eth-sri/dp-sniper ``eval_sp2021/reference-results``,
+#: StatDP run through DP-Sniper's wrapper; claimed ε = 0.1, 90 % confidence):
 #: name -> (DP-Sniper LR ε_LB, its seconds, StatDP #1 ε_LB, StatDP seconds search + verify)
 PUBLISHED: dict[str, tuple[float, float, float, str]] = {
     "Laplace": (0.0968, 21, 0.0998, "46 + 362"),
@@ -542,7 +543,8 @@ def report(command: str, budget: Budget, seed: int, dp: dict[str, dict[str, Any]
             indent = len(label) - len(label.lstrip(" "))
             L.append(f"| {'&nbsp;' * 2 * indent}{label.strip()} | {secs:.2f} | {secs / total:.0%} |")
         L.append("")
-    L.append("### Published figures (anchors-auditing.md §5.1; claimed ε = 0.1 for every row; hardware not recorded)")
+    L.append("### Published figures (DP-Sniper's reference logs, Bichsel et al., S&P 2021; claimed ε = 0.1 for every "
+             "row; hardware not recorded)")
     L.append("")
     L.append("| Catalogue id | Published name | DP-Sniper (LR) ε LB | DP-Sniper s | StatDP ε LB | StatDP s "
              "(search + verify) | dpverify here: ε LB, s (claim) |")

@@ -1,6 +1,7 @@
 """Deliberately broken mechanisms: the catalogue the auditor must catch.
 
-One module per real-world bug pattern (see anchors-auditing.md §4); every module docstring names the
+One module per real-world bug pattern (the StatDP / DP-Sniper benchmarks and the bugs of Google's DP library
+tests, dp-recorder and DP-Auditorium); every module docstring names the
 bug, its source, and the mechanism's true ε (or δ). The attribute ``epsilon`` (and ``delta``) is
 what the buggy code *claims*.
 """

@@ -2,7 +2,7 @@
 
 Bug pattern: budget double spending — two releases of one statistic, each calibrated for ε, while
 the accountant records ε in total. dp-recorder ``test_double_spending`` (Cebere et al., arXiv
-2602.17454); anchors-auditing.md §4.2 row #28.
+2602.17454).
 
 Release ``(x + Lap(Δ/ε), x + Lap(Δ/ε))`` (independent). By composition the loss is at most 2ε, and
 the joint density ratio ``exp(ε(|y₁−x'| − |y₁−x| + |y₂−x'| − |y₂−x|)/Δ)`` reaches ``e^{2ε}`` when

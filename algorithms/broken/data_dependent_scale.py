@@ -3,7 +3,7 @@
 Bug pattern: the true count ``len(x)`` is treated as public — both in the mean and in the noise
 scale ``(u − l)/(len(x)·ε)`` — although neighbours add or remove a record. DP-Auditorium
 ``MeanMechanism`` flags (Kong, Muñoz Medina, Ribero, Syed, S&P 2024); dp-recorder
-``test_buggy_private_mean`` (Cebere et al., arXiv 2602.17454); anchors-auditing.md §4.2 row #24.
+``test_buggy_private_mean`` (Cebere et al., arXiv 2602.17454).
 
 Release ``mean(clip(x, l, u)) + Lap((u − l)/(len(x)·ε))`` (NaN records are mapped to ``lower``
 first, as in :class:`algorithms.classic.clipped_sum.ClippedSum`, so that only the scale bug is

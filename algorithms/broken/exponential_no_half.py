@@ -3,7 +3,8 @@
 Bug pattern: selecting with probability ∝ ``exp(ε u/Δu)`` instead of ``exp(ε u/(2Δu))``
 (McSherry & Talwar 2007; Dwork & Roth 2014, Def. 3.4 / Thm 3.10). The factor 2 may only be dropped
 for utilities that are monotone in the data (all scores move in the same direction); here
-utilities are general. anchors-auditing.md §4.3 row P1 (the injected bug planned for PAMST).
+utilities are general. The same bug in PAMST's per-step exponential mechanism is
+:mod:`algorithms.broken.pamst_no_half`.
 Neighbours: utility vectors at ℓ∞ distance ≤ Δu (entries may move in opposite directions).
 
 True ε = **2ε**: the log-probability of a candidate changes by at most ε through its own score and

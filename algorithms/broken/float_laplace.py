@@ -5,7 +5,7 @@ Bug pattern: Mironov, "On Significance of the Least Significant Bits for Differe
 evaluated in floating point. Because ``u`` lives on the grid ``−0.5 + k·2⁻⁵³`` and every operation
 rounds, the set of doubles that can be output depends on ``x``: many outputs reachable from ``x``
 are unreachable from ``x + Δ`` and vice versa. DP-Sniper (Bichsel et al., S&P 2021) naive FP
-Laplace, Delta-Siege ``laplace_inversion``; anchors-auditing.md §4.1 row #17.
+Laplace, Delta-Siege ``laplace_inversion`` (Lokna, Paradis, Dimitrov, Vechev, CCS 2023).
 
 True ε = **∞**: an output with positive probability on ``x`` and probability 0 on a neighbour is
 an infinite privacy loss (Mironov 2012). Concretely, numpy draws ``u = −0.5 + k·2⁻⁵³`` (``k`` a

@@ -2,8 +2,7 @@
 
 Bug pattern: ``σ = Δ·sqrt(2 ln(1.25/δ))/ε`` (Dwork & Roth 2014, Thm A.1, proved only for
 ε ∈ (0, 1)) used with ε ≥ 1. Delta-Siege ``GaussMechanismClassic`` (Lokna, Paradis, Dimitrov,
-Vechev, CCS 2023); DP-Auditorium's ``MeanMechanism`` uses the same factor. anchors-auditing.md
-§4.1 row #19.
+Vechev, CCS 2023); DP-Auditorium's ``MeanMechanism`` (Kong et al., S&P 2024) uses the same factor.
 
 True privacy profile: with this σ the exact δ at the claimed ε is (Balle & Wang 2018, Thm 8)
 ``true_delta(ε) = Φ(Δ/(2σ) − εσ/Δ) − e^ε Φ(−Δ/(2σ) − εσ/Δ)``.

@@ -2,7 +2,7 @@
 
 Bug pattern: noise calibrated for sensitivity 1 on a query of sensitivity Δ — ``α = exp(−ε)``
 instead of ``exp(−ε/Δ)`` (the integer analogue of the Google ``…WithInsufficientNoise`` tests and of
-dp-recorder's sensitivity miscalibration; anchors-auditing.md §4.2 rows #22, #25).
+dp-recorder's sensitivity miscalibration, Cebere et al., arXiv 2602.17454).
 
 True ε = **Δ·ε** exactly (pmf ratio ``α^{−Δ} = e^{Δε}`` for outputs beyond both values):
 **0.2 at ε = 0.1, Δ = 2**. Correct twin: :class:`algorithms.classic.geometric.Geometric`.

@@ -1,7 +1,7 @@
 """BROKEN: Laplace histogram with scale ε instead of 1/ε.
 
 Bug pattern: StatDP benchmark ``histogram_eps`` (Ding et al., CCS 2018) / DP-Sniper
-``NoisyHist2`` — anchors-auditing.md §4.1 row #6. One record changes one count by 1 (ℓ1
+``NoisyHist2`` (Bichsel et al., S&P 2021). One record changes one count by 1 (ℓ1
 sensitivity 1); the code adds ``Lap(ε)`` per bin.
 
 True ε = 1/ε exactly (Laplace scale b at ℓ1 distance 1 costs 1/b): **10 at ε = 0.1**. Note that

@@ -2,7 +2,7 @@
 
 Bug pattern: Google differential-privacy C++ library test catalogue,
 ``BoundedSumWithInsufficientNoise`` (the algorithm reports a budget of ε/2 but adds noise calibrated
-for ε) — anchors-auditing.md §4.2 row #22. Here the code *claims* ε and draws
+for ε). Here the code *claims* ε and draws
 ``Lap(Δ/(2ε))``, i.e. noise calibrated for 2ε.
 
 True ε = 2ε exactly (Laplace mechanism of scale Δ/(2ε) at ℓ1 distance Δ; attained): **0.2 at the

@@ -3,7 +3,7 @@
 Bug pattern: sensitivity miscalibration — noise calibrated for data clipped to ``[l, u]`` while the
 query runs on the raw data. dp-recorder ``test_sensitivity_miscalibration`` (Cebere, Erb,
 Desfontaines, Bellet, Fitzsimons, "Privacy in Theory, Bugs in Practice", arXiv 2602.17454; seen in
-SmartNoise, dpmm, diffprivlib); anchors-auditing.md §4.2 row #25.
+SmartNoise, dpmm, diffprivlib).
 
 Release ``Σ x_i + Lap(max(|l|, |u|)/ε)`` under add/remove-one neighbours. Adding or removing a
 record of value ``v`` moves the sum by ``v``, so that pair costs exactly

@@ -2,8 +2,7 @@
 
 Bug pattern: ``np.clip(NaN, l, u)`` is NaN, so one NaN record turns the released sum into NaN
 (NaN + noise = NaN). dp-recorder ``test_nan_injection`` (Cebere et al., arXiv 2602.17454);
-Desfontaines, PhD thesis (ETH Zürich 2020), §4.2.6 (``ANON_SUM(IF uid = … THEN 0/0 …)``);
-anchors-auditing.md §4.2 row #26.
+Desfontaines, PhD thesis (ETH Zürich 2020), §4.2.6 (``ANON_SUM(IF uid = … THEN 0/0 …)``).
 
 True ε = **∞**: on ``x`` containing a NaN record the output is NaN with probability 1; on the
 neighbour without that record (add/remove) it is never NaN (∞ at ε = 0.1). Without NaN records the

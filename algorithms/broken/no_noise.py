@@ -1,8 +1,8 @@
 """BROKEN: a "private" release that adds no noise at all.
 
 Bug pattern: Google differential-privacy C++ library test catalogue, ``NonDpCount`` /
-``NonDpSum`` (the exact statistic is returned) — anchors-auditing.md §4.2 row #21; also synthcity
-PrivBayes' noise scale collapsing to 0 (row #27).
+``NonDpSum`` (the exact statistic is returned); also synthcity PrivBayes' noise scale collapsing
+to 0 (dp-recorder, Cebere et al., arXiv 2602.17454; :mod:`algorithms.broken.zero_sensitivity`).
 
 True ε = ∞: the output is the point mass at ``x``, so on any neighbour ``x' ≠ x`` the event
 ``{output = x}`` has probability 1 versus 0 (**∞ at ε = 0.1**).

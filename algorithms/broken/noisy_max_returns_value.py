@@ -3,7 +3,7 @@
 Bug pattern: StatDP benchmarks ``noisy_max_v1b`` (Laplace noise 2/ε) and ``noisy_max_v2b``
 (Exponential noise 2/ε) — Ding, Wang, Wang, Zhang, Kifer, "Detecting Violations of Differential
 Privacy" (CCS 2018), §6; DP-Sniper ``ReportNoisyMax3`` / ``ReportNoisyMax4`` (Bichsel et al.,
-S&P 2021). anchors-auditing.md §4.1 rows #3–#4. Input ``x``: ``m`` query answers, each of
+S&P 2021). Input ``x``: ``m`` query answers, each of
 sensitivity 1, ℓ∞ neighbours.
 
 True ε (derived here):

@@ -3,7 +3,7 @@
 Source: Lyu, Su, Li (PVLDB 2017), Figure 1, **Algorithm 6** (attributed there to Chen et al.,
 2015; reference as cited by Lyu et al., not re-verified here): ``ε1 = ε/2``, ``ρ ~ Lap(Δ/ε1)``,
 ``ε2 = ε − ε1``, ``ν_i ~ Lap(Δ/ε2)``, every query answered.
-StatDP ``iSVT2``, DP-Sniper ``SVT6``; anchors-auditing.md §4.1 row #12. Δ = 1, ℓ∞ neighbours.
+StatDP ``iSVT2``, DP-Sniper ``SVT6`` (Bichsel et al., S&P 2021). Δ = 1, ℓ∞ neighbours.
 
 True ε = **∞** (Lyu et al. §4: not ε'-DP for any finite ε'). Witness (derived here): ``m``
 queries answered ⊥ then ``m`` answered ⊤, ``x = (0,…,0, 0,…,0)`` and ``x' = (1,…,1, −1,…,−1)``.

@@ -3,7 +3,7 @@
 Source: Lyu, Su, Li (PVLDB 2017), Figure 1, **Algorithm 5** (Stoddard, Chen, Machanavajjhala,
 "Differentially private algorithms for empirical machine learning", arXiv 2014): ``ε1 = ε/2``,
 ``ρ ~ Lap(Δ/ε1)``, output ⊤ iff ``q_i ≥ T + ρ`` (no ν_i), every query answered. StatDP ``iSVT1``,
-DP-Sniper ``SVT5``; anchors-auditing.md §4.1 row #11. Δ = 1, ℓ∞ neighbours.
+DP-Sniper ``SVT5`` (Bichsel et al., S&P 2021). Δ = 1, ℓ∞ neighbours.
 
 True ε = **∞**, already with two queries: for ``T = 0``, ``x = (0, 1)`` and ``x' = (1, 0)``, the
 output ``(⊥, ⊤)`` needs ``0 < ρ ≤ 1`` on ``x`` (probability > 0) but ``1 < ρ ≤ 0`` on ``x'``

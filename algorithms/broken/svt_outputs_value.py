@@ -4,7 +4,7 @@ Source: Lyu, Su, Li, "Understanding the Sparse Vector Technique for Differential
 (PVLDB 2017), Figure 1, **Algorithm 3** (from Roth's lecture notes): ``ε1 = ε/2``,
 ``ρ ~ Lap(Δ/ε1)``, ``ε2 = ε − ε1``, ``ν_i ~ Lap(cΔ/ε2)``; when ``q_i + ν_i ≥ T + ρ`` it outputs
 ``q_i + ν_i`` (instead of ⊤), aborting after ``c`` such answers. StatDP ``iSVT4``, DP-Sniper
-``SVT3``; anchors-auditing.md §4.1 row #9. Δ = 1, ℓ∞ neighbours.
+``SVT3`` (Bichsel et al., S&P 2021). Δ = 1, ℓ∞ neighbours.
 
 True ε = **∞** (Lyu et al. §4: not ε'-DP for any finite ε'). Why: a released value ``v`` bounds the
 threshold noise, ``ρ ≤ v − T``, so ρ can no longer be shifted to absorb the change of the ⊥

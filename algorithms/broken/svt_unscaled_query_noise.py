@@ -3,7 +3,7 @@
 Source: Lyu, Su, Li (PVLDB 2017), Figure 1, **Algorithm 4** (Lee & Clifton, "Top-k frequent
 itemsets via differentially private FP-trees", KDD 2014): ``ε1 = ε/4``, ``ρ ~ Lap(Δ/ε1)``,
 ``ε2 = ε − ε1``, ``ν_i ~ Lap(Δ/ε2)`` (should be ``2cΔ/ε2``), abort after c ⊤ answers.
-StatDP ``iSVT3``, DP-Sniper ``SVT4``; anchors-auditing.md §4.1 row #10. Δ = 1, ℓ∞ neighbours.
+StatDP ``iSVT3``, DP-Sniper ``SVT4`` (Bichsel et al., S&P 2021). Δ = 1, ℓ∞ neighbours.
 
 True ε = **(1 + 6c)ε/4** (Lyu et al. 2017, §4, analysis of Alg. 4: shifting ρ by Δ costs
 ε1 = ε/4; each of the c ⊤ answers then needs its ν_i shifted by 2Δ, costing 2ε2 = 3ε/2 each):

@@ -4,7 +4,7 @@ Bug pattern: a sensitivity computed by a formula that is 0 for legal parameters,
 "nothing to protect" shortcut) and an exact release.  Cebere, Erb, Desfontaines, Bellet, Fitzsimons, "Privacy in
 Theory, Bugs in Practice: Grey-Box Auditing of Differential Privacy Libraries" (PoPETs 2026, arXiv 2602.17454):
 synthcity's PrivBayes, whose sensitivity ``n_features − K`` is 0 when the network degree ``K`` equals the number of
-features, reduced in dp-recorder's ``test_noise_miscalibration``; anchors-auditing.md §4.2 row #27.
+features, reduced in dp-recorder's ``test_noise_miscalibration``.
 
 Here the formula is the *replace-one* sensitivity of a bounded sum, ``u − l``, used under *add/remove-one*
 neighbours (where it must be ``max(|l|, |u|)``); it is 0 for degenerate bounds ``l = u`` -- e.g. a count written as

@@ -6,7 +6,7 @@ Desfontaines, Simmons-Marengo, Gipson, "Differentially Private SQL with Bounded 
 record, so the ℓ1 sensitivity of the clipped sum is ``max(|l|, |u|)`` (a record contributes
 ``clip(v, l, u) ∈ [l, u]``). Release ``Σ clip(x_i, l, u) + Lap(max(|l|, |u|)/ε)``.
 
-**NaN handling (the fix of catalogue row #26, anchors-auditing.md §4.2):** ``np.clip`` propagates
+**NaN handling (the fix of dp-recorder's NaN injection, Cebere et al., arXiv 2602.17454):** ``np.clip`` propagates
 NaN, so a single NaN record would make the released sum NaN — an output impossible on the
 neighbour without that record (true ε = ∞, see
 :class:`algorithms.broken.nan_through_clipping.SumNaNThroughClipping`). Here every NaN record is

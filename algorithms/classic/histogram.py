@@ -2,7 +2,7 @@
 
 Source: Dwork, McSherry, Nissim, Smith (TCC 2006), §1 (histogram queries have ℓ1 sensitivity 1 when
 one record changes one count by one); Dwork & Roth (2014), Example 3.2 / §3.3; StatDP benchmark
-``histogram`` and DP-Sniper ``NoisyHist1`` (catalogue row #5 of anchors-auditing.md §4.1).
+``histogram`` (Ding et al., CCS 2018) and DP-Sniper ``NoisyHist1`` (Bichsel et al., S&P 2021).
 
 ``x`` is the vector of counts; neighbours differ by 1 in exactly one count (ℓ1 distance 1). Release
 ``x + Lap(1/ε)`` per entry. True ε = ε exactly (attained), 0.1 at ε = 0.1. Laplace scale ε instead

@@ -5,7 +5,7 @@ Source: Dwork, McSherry, Nissim, Smith, "Calibrating Noise to Sensitivity in Pri
 and Theorem 3.6: for ``f`` of ℓ1 sensitivity Δ, ``f(x) + (Y_1, ..., Y_k)`` with ``Y_i ~ Lap(Δ/ε)`` i.i.d.
 is ε-DP.
 
-Catalogue: anchors-auditing.md §4.1 (the ``Laplace`` control of StatDP / DP-Sniper).
+Catalogue: the ``Laplace`` control of StatDP (Ding et al., CCS 2018) and DP-Sniper (Bichsel et al., S&P 2021).
 True ε = ε exactly (the density ratio ``exp(ε(|y - f(x')| - |y - f(x)|)/Δ)`` reaches ``e^ε`` for every
 output beyond both means when ``‖f(x) - f(x')‖₁ = Δ``); 0.1 at the catalogue parameter ε = 0.1.
 """

@@ -3,8 +3,7 @@
 Sources: Dwork & Roth (2014), §3.3, Claim 3.9 (Laplace noise) and Ding, Kifer, Wang, Wang,
 Zhang, "Detecting Violations of Differential Privacy" (CCS 2018, StatDP), benchmark
 ``noisy_max_v1a`` (Laplace noise of scale 2/ε) and ``noisy_max_v2a`` (Exponential noise of scale
-2/ε); DP-Sniper's ``ReportNoisyMax1`` / ``ReportNoisyMax2``. Catalogue rows #1–#2 of
-anchors-auditing.md §4.1.
+2/ε); DP-Sniper's ``ReportNoisyMax1`` / ``ReportNoisyMax2`` (Bichsel et al., S&P 2021): the controls.
 
 Input ``x`` is the vector of ``m`` query answers, each of sensitivity 1; neighbours are vectors at
 ℓ∞ distance ≤ 1 (every answer may move by 1, in either direction). Noise of scale 2/ε on each

@@ -14,8 +14,7 @@ Budget (ShadowDP's loop invariant ``ε/3 + count·2ε/(3c)``): ε/3 for the thre
 ⊤ answers ε/(3c) for the comparison (its noise is aligned by 2) plus ε/(3c) for the released value -- ε in total.
 The difference from Lyu et al.'s broken Algorithm 3 (:class:`algorithms.broken.svt_outputs_value.SVTOutputsValue`)
 is that the released value uses *fresh* noise η3, not the η2 of the comparison, so it says nothing about ρ.
-DP-Sniper's ``NumericalSVT`` (Bichsel et al., IEEE S&P 2021, §6: ε = 0.1, c = 2, T = 1, 10 queries);
-anchors-auditing.md §4.1 row #13.
+DP-Sniper's ``NumericalSVT`` (Bichsel et al., IEEE S&P 2021, §6: ε = 0.1, c = 2, T = 1, 10 queries).
 
 True ε: at most ε (the proved bound, :meth:`NumericalSVT.true_epsilon`; tightness not in closed form).  A hard
 instance for black-box audits: DP-Sniper's 90 % lower bound is 0.0343 (logistic regression) / 0.0345 (MLP)

@@ -4,7 +4,7 @@ Source: Dwork & Roth, *The Algorithmic Foundations of Differential Privacy* (201
 sequential composition: releasing the outputs of an ``ε_1``-DP and an ``ε_2``-DP mechanism on the same data is
 ``(ε_1 + ε_2)``-DP).  DP-Sniper (Bichsel, Steffen, Bogunovic, Vechev, IEEE S&P 2021, §6) benchmarks composition
 with ``ParallelMechanism``: ``LaplaceParallel`` (20 Laplace mechanisms with ε = 0.005 each on one scalar) and
-``SVT34Parallel`` (:mod:`algorithms.broken.svt34_parallel`); anchors-auditing.md §4.1 row #15.
+``SVT34Parallel`` (:mod:`algorithms.broken.svt34_parallel`).
 
 :class:`LaplaceParallel`: ``copies`` independent ``x + Lap(Δ/ε_each)`` on a scalar ``x`` of sensitivity Δ.  The
 claim is the composed budget ``ε = copies·ε_each`` (0.1 at DP-Sniper's 20 × 0.005).  True ε = **ε exactly**: the

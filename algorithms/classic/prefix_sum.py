@@ -4,7 +4,7 @@ Source: Wang, Ding, Wang, Kifer, Zhang, "Proving Differential Privacy with Shado
 benchmark ``PrefixSum`` (also in CheckDP, Wang, Ding, Kifer, Zhang, CCS 2020): ``next = next + q[i] + η_i`` with
 ``η_i ~ Lap(1/ε)``, output the running sums, under the precondition ``ONE_DIFFER`` (exactly one answer differs,
 by at most 1).  DP-Sniper's ``PrefixSum`` (Bichsel et al., IEEE S&P 2021, §6; ε = 0.1, 10 answers) audits it on
-StatDP's patterns with *component-wise* neighbours (every answer may move by 1); anchors-auditing.md §4.1 row #14.
+StatDP's patterns with *component-wise* neighbours (every answer may move by 1).
 
 Release ``(S_1, …, S_k)``, ``S_i = Σ_{j ≤ i} (x_j + η_j)``, ``η_j ~ Lap(1/ε)`` i.i.d.  The map from the noisy
 answers to the prefix sums is linear and invertible with unit Jacobian (``η = diff(S) − x``), so the output law

@@ -9,9 +9,9 @@ permanent response is ``ε∞``-DP, ``ε∞ = 2h·ln((1 − f/2)/(f/2))``; one r
 ``ε1 = h·ln(q*(1 − p*)/(p*(1 − q*)))`` with ``q* = P(S_j = 1 | B_j = 1) = ½f(p + q) + (1 − f)q`` and
 ``p* = P(S_j = 1 | B_j = 0) = ½f(p + q) + (1 − f)p``).  DP-Sniper's benchmarks ``Rappor`` (steps 1--3,
 ``h = 4``, ``k = 20``, ``f = 0.75``, ``p = 0.45``, ``q = 0.55``) and ``OneTimeRappor`` (steps 1--2, ``f = 0.95``)
-(Bichsel, Steffen, Bogunovic, Vechev, "DP-Sniper", IEEE S&P 2021, §6 benchmark list); anchors-auditing.md
-§4.1 row #18.  Each of the ``n`` outputs is one independent run of the whole client (a fresh permanent
-response per run, as in DP-Sniper's sampler): the mechanism audited is one report of one value.
+(Bichsel, Steffen, Bogunovic, Vechev, "DP-Sniper", IEEE S&P 2021, §6 benchmark list).  Each of the ``n`` outputs is
+one independent run of the whole client (a fresh permanent response per run, as in DP-Sniper's sampler): the
+mechanism audited is one report of one value.
 
 Bloom filter: bit ``murmur3_32(str(v), seed=i) mod k`` for ``i = 0 … h − 1`` (MurmurHash3 x86 32-bit, Austin
 Appleby, public domain, read as a *signed* 32-bit integer and reduced with Python's non-negative ``%``, the

@@ -10,7 +10,8 @@ Source: Lyu, Su, Li, "Understanding the Sparse Vector Technique for Differential
         else:                     output a_i = ⊥
 
 Theorem 2 of the paper proves ε-DP for queries of sensitivity Δ with ℓ∞ neighbours (every answer may
-move by Δ). Catalogue row #7 of anchors-auditing.md §4.1 (StatDP / DP-Sniper ``SVT1``).
+move by Δ). The control ``SVT`` of StatDP (Ding et al., CCS 2018) / ``SVT1`` of DP-Sniper (Bichsel et al.,
+S&P 2021).
 True ε = ε: the proved bound is returned by :meth:`SparseVector.true_epsilon`. For c = 1 it is
 approached (not attained): on ``x = (0, …, 0, 1)`` vs ``x' = (1, …, 1, 0)`` the output ``(⊥, …, ⊥, ⊤)``
 has log-probability ratio 0.0982 with 10 queries and 0.09999 with 20 (numerical integration over ρ,

@@ -12,7 +12,7 @@ Algorithm 2 "Sparse"), with Δ = 1::
 
 ε-DP for queries of sensitivity Δ under ℓ∞ neighbours (Dwork & Roth §3.6: c runs of AboveThreshold, each
 (ε/c)-DP with ρ ~ Lap(2c/ε) and ν ~ Lap(4c/ε), composed; Lyu et al. list it among the private variants).  DP-Sniper's ``SVT2`` (Bichsel et al.,
-IEEE S&P 2021, §6: ε = 0.1, c = 1, T = 1, 10 queries); anchors-auditing.md §4.1 row #8.
+IEEE S&P 2021, §6: ε = 0.1, c = 1, T = 1, 10 queries), Lyu et al.'s Algorithm 2 (Dwork–Roth 2014).
 
 True ε: at most ε (:meth:`SparseVectorDworkRoth.true_epsilon` returns the proved bound; tightness not in closed
 form).  With c = 1 the fresh threshold is never used and the law is that of Lyu Algorithm 1

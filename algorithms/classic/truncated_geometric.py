@@ -12,7 +12,7 @@ universally optimal). With ``α = exp(-ε)`` and a count query (sensitivity 1) t
 Clamping is post-processing of the two-sided geometric mechanism, so the result is ε-DP; the ratio
 ``e^ε`` is attained (interior outputs and both ends), hence true ε = ε exactly (0.1 at ε = 0.1).
 
-Not to be confused with catalogue row #16 of anchors-auditing.md §4.1 (Balcer–Vadhan ``GeoSample``,
+Not to be confused with DP-Sniper's ``TruncatedGeometric`` benchmark (Balcer–Vadhan ``GeoSample``,
 true ε = ln(1 + 2^{-⌈ln(2/ε)⌉})), a different finite-precision construction. The *conditioning* variant
 (redraw until in range) is the broken twin
 :class:`algorithms.broken.truncated_geometric_rejection.TruncatedGeometricByRejection`.

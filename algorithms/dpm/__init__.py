@@ -1,5 +1,5 @@
-"""DPM ("DP-Mondrian") clustering, seed 004 (``../shared/seeds/004_e63c772e1db0dbd8.txt``),
-"DPM: Clustering Sensitive Data through Separation"; digest ``../shared/research/seed-004-digest.md``.
+"""DPM ("DP-Mondrian") clustering, seed 004: Liebenow, Schütt, Braun, Gehrke, Thaeter, Mohammadi,
+"DPM: Clustering Sensitive Data through Separation" (CCS 2024, arXiv 2307.02969).
 
 :class:`DPM` is the whole algorithm (Algorithm 1, :mod:`algorithms.dpm.dpm`); its pieces:
 

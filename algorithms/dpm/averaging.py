@@ -1,11 +1,10 @@
 """DPM's private averaging (DP-AVG): a Gaussian-noised clipped sum divided by the noisy count.
 
-Source: seed 004 (``../shared/seeds/004_e63c772e1db0dbd8.txt``), "DPM: Clustering Sensitive Data
-through Separation" (Liebenow, Schütt et al.), Sec. 3.4 ("DPM adds Gaussian noise scaled to the radius
+Source: seed 004, "DPM: Clustering Sensitive Data through Separation" (Liebenow, Schütt et al.,
+CCS 2024), Sec. 3.4 ("DPM adds Gaussian noise scaled to the radius
 of the data set and the privacy parameters ε_avg, δ_avg to the sum of all elements in a cluster.
 Then, to obtain the cluster centres, the sums are divided by the noisy number of elements ñ"),
-Algorithm 1 line 11, Theorem 1 (DP-AVG assumed ``(ε_avg, δ_avg)``-DP).  Digest:
-``../shared/research/seed-004-digest.md`` §2.7, §5 items 16-17 and 32, §7 item 8.
+Algorithm 1 line 11, Theorem 1 (DP-AVG assumed ``(ε_avg, δ_avg)``-DP); docs/findings.md F13.
 
 The paper gives no σ formula and never defines "radius" (digest §5 item 17).  Resolved as the
 authors' code does (diffprivlib ``GaussianAnalytic(epsilon=ε_avg, delta=δ_avg, sensitivity=max_norm)``

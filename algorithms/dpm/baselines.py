@@ -1,7 +1,7 @@
 """The baselines of DPM's evaluation: non-private KMeans++ and DP-Lloyd (diffprivlib).
 
-Source: seed 004 (``../shared/seeds/004_e63c772e1db0dbd8.txt``), "DPM: Clustering Sensitive Data
-through Separation", Sec. 6.1 ("Baselines"); digest ``../shared/research/seed-004-digest.md`` §4.2.
+Source: seed 004, Liebenow, Schütt et al., "DPM: Clustering Sensitive Data through Separation" (CCS 2024),
+Sec. 6.1 ("Baselines").
 Both receive ``k`` = the reported number of classes (Table 1), unlike DPM.
 
 * :func:`kmeans` -- scikit-learn's ``KMeans(n_clusters=k, n_init=1, max_iter=300, random_state=seed)``

@@ -1,7 +1,7 @@
 """Data sets of DPM's evaluation: the synthetic Gaussian mixtures and, offline, scikit-learn's digits.
 
-Source: seed 004 (``../shared/seeds/004_e63c772e1db0dbd8.txt``), "DPM: Clustering Sensitive Data
-through Separation", Sec. 6.1 and Table 1; digest ``../shared/research/seed-004-digest.md`` §4.1.
+Source: seed 004, Liebenow, Schütt et al., "DPM: Clustering Sensitive Data through Separation" (CCS 2024),
+Sec. 6.1 and Table 1.
 
 * :func:`synth` -- Synth-10d / Synth-100d: "sampling the same number of data points from multiple
   Gaussians, one for each cluster".  The paper gives no σ, box or seed; the authors' code (digest §4.1

@@ -1,10 +1,10 @@
 """DPM ("DP-Mondrian"), Algorithm 1 of seed 004, end to end, batched over runs, with a budget ledger.
 
-Source: seed 004 (``../shared/seeds/004_e63c772e1db0dbd8.txt``), "DPM: Clustering Sensitive Data through
-Separation" (Liebenow, Schütt et al.): Algorithm 1 (Sec. 3, listing lines 2-28), Sec. 3.3 (noisy counts,
+Source: seed 004, "DPM: Clustering Sensitive Data through Separation" (Liebenow, Schütt et al.,
+CCS 2024): Algorithm 1 (Sec. 3, listing lines 2-28), Sec. 3.3 (noisy counts,
 offset λ, Eq. (1), the per-level budget split), Sec. 3.4 (averaging), Algorithm 2 (Sec. 3.5), Theorem 1 /
-Corollary 4 (Sec. 4.4), defaults Sec. 5.2 and 6.1/6.4.  Digest ``../shared/research/seed-004-digest.md``:
-the corrected listing in §2.5, defaults §2.8, errata §5.  The pieces live in :mod:`algorithms.dpm.score`
+Corollary 4 (Sec. 4.4), defaults Sec. 5.2 and 6.1/6.4; the listing's errata and corrections below and in
+docs/findings.md (F9, F11-F17, F25-F28).  The pieces live in :mod:`algorithms.dpm.score`
 (Defs. 5-7, Lemmas 3-5), :mod:`~algorithms.dpm.split` (the EM, Def. 4), :mod:`~algorithms.dpm.interval_size`
 (Alg. 2) and :mod:`~algorithms.dpm.averaging` (DP-AVG); this module composes them.
 

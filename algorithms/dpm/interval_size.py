@@ -1,10 +1,10 @@
 """DPM's split-interval size: Algorithm 2 (IntervalSizeEst) and its DP percentile (Lemmas 1-2).
 
-Source: seed 004 (``../shared/seeds/004_e63c772e1db0dbd8.txt``), "DPM: Clustering Sensitive Data
-through Separation" (Liebenow, Schütt et al.), Sec. 3.5 (Algorithm 2), Sec. 4.2 (Lemma 1: the DP
+Source: seed 004, "DPM: Clustering Sensitive Data through Separation" (Liebenow, Schütt et al.,
+CCS 2024), Sec. 3.5 (Algorithm 2), Sec. 4.2 (Lemma 1: the DP
 percentile "applied to distances between neighbouring data points has a sensitivity of 2"; Lemma 2:
-Algorithm 2 is ``(ε_int, 0)``-DP), proof of Lemma 1 in App. A.1.  Digest:
-``../shared/research/seed-004-digest.md`` §2.6, §2.8, §3 (Lemma 1/2), §5 items 18-20, §7 item 5.
+Algorithm 2 is ``(ε_int, 0)``-DP), proof of Lemma 1 in App. A.1; both fail for d >= 2
+(docs/findings.md F11, F15).
 
 Algorithm 2, as implemented here
 --------------------------------

@@ -1,10 +1,9 @@
 """Clustering metrics of DPM's evaluation: inertia, silhouette, accuracy and the KMeans distance.
 
-Source: seed 004 (``../shared/seeds/004_e63c772e1db0dbd8.txt``), "DPM: Clustering Sensitive Data
-through Separation", Sec. 6.2 and App. C.1, Definitions 9-12; digest
-``../shared/research/seed-004-digest.md`` §4.3 (metrics), §4.5 (Table 2 and its remark on inertia) and
-§7 item 11 ("fix squared inertia, the per-centre-mean KMeans distance normalised by the diameter, and
-silhouette sub-sampling, and state them").
+Source: seed 004, Liebenow, Schütt et al., "DPM: Clustering Sensitive Data through Separation" (CCS 2024),
+Sec. 6.2 and App. C.1, Definitions 9-12, and Table 2.  What the paper leaves open is fixed and stated here:
+squared inertia, the per-centre-mean KMeans distance normalised by the diameter, and silhouette
+sub-sampling, as the authors' evaluation code (UzL-PrivSec/clustering-evaluation) does.
 
 Every metric labels a point by its **nearest centre** (Euclidean; :func:`assign`), i.e. the clustering
 ``C_i = {x : i = argmin_j ||x − c_j||}`` induced by a set of centres.  The paper leaves several details

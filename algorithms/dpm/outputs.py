@@ -1,5 +1,5 @@
 """DPM as an audit mechanism: ``DPMOutput(view, **dpm_params)(x, n, rng) -> array`` (the sampler contract of
-``../shared/DESIGN.md``), one row per run, from the batched :meth:`algorithms.dpm.dpm.DPM.sample`.
+:mod:`algorithms`), one row per run, from the batched :meth:`algorithms.dpm.dpm.DPM.sample`.
 
 Which outputs may be audited: every value DPM's transcript releases to its own control flow -- ``ñ_D``, ``β``,
 each split, each noisy count -- is charged to the budget (seed 004 Thm. 1's composition covers the transcript,

@@ -1,9 +1,8 @@
 """DPM split scores: candidates, emptiness, centreness, score and its sensitivity.
 
-Source: seed 004 (``../shared/seeds/004_e63c772e1db0dbd8.txt``), "DPM: Clustering Sensitive Data
-through Separation" (Liebenow, Schütt et al.), Sec. 3.1-3.4, Definitions 5-7, Algorithm 1 lines 9 and
-21-25, Lemmas 3-5 (Sec. 4.3.1, proofs A.2-A.4).  Digest: ``../shared/research/seed-004-digest.md``
-§2.1-2.5, §2.8, §3.
+Source: seed 004, "DPM: Clustering Sensitive Data through Separation" (Liebenow, Schütt et al.,
+CCS 2024), Sec. 3.1-3.4, Definitions 5-7, Algorithm 1 lines 9 and
+21-25, Lemmas 3-5 (Sec. 4.3.1, proofs A.2-A.4); docs/findings.md F12.
 
 Every function here is pure and vectorised over the candidates: a data column is sorted once and
 all candidates are looked up with :func:`numpy.searchsorted` (``O((n + |W|) log n)`` per column).

@@ -1,9 +1,9 @@
 """DPM's split selection: one exponential-mechanism draw over the split candidates.
 
-Source: seed 004 (``../shared/seeds/004_e63c772e1db0dbd8.txt``), Algorithm 1 procedure ``Split``
-lines 22-25 (corrected, digest §2.5), Definition 4 (exponential mechanism), Definitions 5-7 (score),
-Lemmas 3-5 and Corollary 3 (Sec. 4.3).  Scores, candidates and ``Δ_f`` come from
-:mod:`algorithms.dpm.score`.
+Source: seed 004, Liebenow, Schütt et al., "DPM: Clustering Sensitive Data through Separation" (CCS 2024),
+Algorithm 1 procedure ``Split`` lines 22-25 (with the split index corrected, :mod:`algorithms.dpm.score`),
+Definition 4 (exponential mechanism), Definitions 5-7 (score), Lemmas 3-5 and Corollary 3 (Sec. 4.3).  Scores,
+candidates and ``Δ_f`` come from :mod:`algorithms.dpm.score`.
 
 The mechanism (:class:`DPMSplitEM`)
 -----------------------------------

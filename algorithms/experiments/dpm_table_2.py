@@ -1,8 +1,7 @@
 """Reproduce Table 2 of seed 004 on the synthetic data (Synth-10d, Synth-100d): KMeans, DP-Lloyd and DPM.
 
-Source: seed 004 (``../shared/seeds/004_e63c772e1db0dbd8.txt``), "DPM: Clustering Sensitive Data through
-Separation", Sec. 6 (6.1 set-up, 6.2 results), Table 1 (data), Table 2 (results), App. C.1 (metrics);
-digest ``../shared/research/seed-004-digest.md`` §4.1-4.5 and §7 items 10-11.  The paper's MNIST/Fashion
+Source: seed 004, Liebenow, Schütt et al., "DPM: Clustering Sensitive Data through Separation" (CCS 2024),
+Sec. 6 (6.1 set-up, 6.2 results), Table 1 (data), Table 2 (results), App. C.1 (metrics).  The paper's MNIST/Fashion
 embeddings and UCI data cannot be rebuilt offline (the CNN is unspecified); scikit-learn's bundled digits
 stand in as a small real data set, without paper numbers.  EM-MC and LSH-Splits are not reproduced.
 
@@ -390,8 +389,8 @@ def format_report(res: Results, out_dir: Path, quick: bool, figure: str) -> str:
           f"comparable with the paper's (100 000 points, 20 runs); the consistency flags are meaningless here.** "
           f"Run without `--quick` for the reproduction.")
         w("")
-    w("Source: seed 004 (`seeds/004_e63c772e1db0dbd8.txt`), Sec. 6.1-6.2, Table 1, Table 2 and App. C.1; digest "
-      "`research/seed-004-digest.md` §4.1-4.5 and §7 item 11. EM-MC and LSH-Splits are not reproduced; the "
+    w("Source: Liebenow, Schütt et al., \"DPM: Clustering Sensitive Data through Separation\" (CCS 2024), "
+      "Sec. 6.1-6.2, Table 1, Table 2 and App. C.1. EM-MC and LSH-Splits are not reproduced; the "
       "paper's embedding and UCI data cannot be rebuilt offline, scikit-learn's digits stand in (no paper numbers).")
     w("")
     w("## Settings")

@@ -1,7 +1,10 @@
 """Reproduce Table 3.1 of seed 002: expected MST approximation error of the Laplace MST and of PAMST.
 
-Source: seed 002 (``../shared/seeds/002_fdf0273a0dd6579a.txt``), Sec. 3.6 and Table 3.1; digest
-``../shared/research/seed-002-digest.md`` §4.1 and errata E23-E26.  The table gives
+Source: seed 002, Pinot, "Nodes clustering in a graph under differential privacy" (the PAMST report), Sec. 3.6
+and Table 3.1, with the report's errata E23-E26 that matter for reproducing it: (E23) its "standard uniform
+distribution U(0,10)" is U(0,10); (E24) the caption's graph "size around p/2 × 10^5" fits |E| ≈ (p/2)·10^6,
+i.e. |V| ≈ 1000, never stated; (E25) the PAMST p = 0.7 cells at ε = 0.1 and 0.4 copy the p = 0.5 row; (E26) the
+"±" called a 0.95 CI equals the per-run SD.  The table gives
 ``E[w(T) - w(T*)]`` (true weights ``w``, ``T*`` an exact MST) of the tree ``T`` released by
 
 * **Laplace**: Sealfon's graph-based Laplace mechanism then an exact MST of the noisy weights
@@ -302,7 +305,8 @@ def format_report(res: Results, out_dir: Path, quick: bool) -> str:
           f"comparable with the paper's (|V| ≈ 1000; the Laplace error grows with |V|, and {cfg.runs} runs "
           f"give no usable SD); the ratios and flags below are meaningless here.** Run without `--quick` for the reproduction.")
         w("")
-    w("Source: Pinot, seed 002 (`seeds/002_fdf0273a0dd6579a.txt`), Sec. 3.6, Table 3.1: expected approximation "
+    w("Source: Pinot, \"Nodes clustering in a graph under differential privacy\" (the PAMST report), Sec. 3.6, "
+      "Table 3.1: expected approximation "
       "error E[w(T) − w(T*)] (true weights w, T* an exact MST) of the tree T released by the Laplace MST and by "
       "PAMST on Erdős–Rényi graphs.")
     w("")

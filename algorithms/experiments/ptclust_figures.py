@@ -1,14 +1,13 @@
 """Seed 001, Sec. 4, Figures 1-2: PTClust on the circles and moons graphs (n = 100), with ARI over runs.
 
-Source: seed 001 (``../shared/seeds/001_a0b55f69d4ef326d.txt``), Sec. 4 "Experiments": two noisy synthetic
-datasets (two concentric circles, two moons), 100 nodes each, embedded in the plane; the graphs are
-"built with respect to the strong homogeneity condition: edge weights within clusters are between
-w_min = 0.1 and w_max = 0.3 while edges between clusters have a weight strictly above w_max²/w_min = 0.9.
-In practice, the complete graph has trimmed from its irrelevant edges (i.e. not respecting the strong
-homogeneity condition) ... weights are normalized between 0 and 1."  PTClust is run with mu = 0.1 and
-ε in {1.0, 0.7, 0.5}, "for suitable tau and p ensuring final weights between 0 and 1".  The paper shows
-one picture per setting and no numbers; here we also report the adjusted Rand index (ARI) against the
-ground truth over many seeded runs.
+Source: Pinot et al., "Graph-based clustering under differential privacy" (UAI 2018), Sec. 4 "Experiments": two
+noisy synthetic datasets (two concentric circles, two moons), 100 nodes each, embedded in the plane; the graphs are
+"built with respect to the strong homogeneity condition: edge weights within clusters are between w_min = 0.1 and
+w_max = 0.3 while edges between clusters have a weight strictly above w_max²/w_min = 0.9. In practice, the complete
+graph has trimmed from its irrelevant edges (i.e. not respecting the strong homogeneity condition) ... weights are
+normalized between 0 and 1."  PTClust is run with mu = 0.1 and ε in {1.0, 0.7, 0.5}, "for suitable tau and p
+ensuring final weights between 0 and 1".  The paper shows one picture per setting and no numbers; here we also
+report the adjusted Rand index (ARI) against the ground truth over many seeded runs.
 
 Dataset construction (our reading; the paper gives no recipe beyond the sentence above)
 -------------------------------------------------------------------------------------

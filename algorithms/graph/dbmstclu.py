@@ -1,8 +1,8 @@
 """DBMSTClu: density-based clustering by greedy cuts of a minimum spanning tree (Morvan et al. 2017).
 
-Source: seed 001 (``../shared/seeds/001_a0b55f69d4ef326d.txt``), Sec. 3.2.1, Definitions 3.3-3.6 and
-Algorithm 1.  A clustering is a partition of the nodes of a spanning tree ``T`` into connected subtrees
-(the components left after cutting some tree edges).  For a cluster ``C``:
+Source: seed 001, Pinot et al., "Graph-based clustering under differential privacy" (UAI 2018), Sec. 3.2.1,
+Definitions 3.3-3.6 and Algorithm 1.  A clustering is a partition of the nodes of a spanning tree ``T`` into
+connected subtrees (the components left after cutting some tree edges).  For a cluster ``C``:
 
 * **DISP(C)** (Def. 3.3) = the largest weight of an edge of ``T`` inside ``C``; 0 for a singleton.
 * **SEP(C)** (Def. 3.4) = the smallest weight of a cut tree edge with one end in ``C``.
@@ -14,8 +14,9 @@ remaining tree edge as a cut of the current partition.  It applies the cut with 
 DBCVI if that value is ``>=`` the current one (line 10: zero-gain cuts are taken).  It stops when no
 cut reaches the current DBCVI, when the DBCVI reaches 1, or when no edge is left.
 
-Resolved ambiguities (``../shared/research/anchors-algorithms.md`` §2 and §10 items 1-5; digest
-``../shared/research/seed-002-digest.md`` E20 and E22):
+Resolved ambiguities, as the authors' code resolves them (``DBCVI.py`` of github.com/annemorvan/DBMSTClu, for
+Morvan, Choromanski, Gouy-Pailler, Atif, SDM 2018), against the two places where seed 002 (Pinot, "Nodes
+clustering in a graph under differential privacy") contradicts itself (E20, E22 below):
 
 * **One cluster.** DBCVI = -1 (the whole tree has VC = -1).  This is Algorithm 1's line 2 and the
   authors' code.  Def. 3.4 instead sets SEP = 1 for K = 1, which would give
@@ -23,15 +24,16 @@ Resolved ambiguities (``../shared/research/anchors-algorithms.md`` §2 and §10 
   other VC does not.  :func:`dbcvi` returns -1.0 for any one-cluster labelling, and so does a 1-node
   tree (one cluster, no cut, ``dbcvi = -1.0``).
 * **Dispersion** is the *max* internal weight and 0 for a singleton (Def. 3.3, the authors' code).
-  Seed 002 prints *min* / 0 in its formula and max / 1 in its text (digest E20); we follow seed 001.
+  Seed 002 prints *min* / 0 in its formula and max / 1 in its text (E20); we follow seed 001.
   So a singleton has VC = +1.
 * **Separation of a candidate side** = ``min(sep_node over the side, w(cut edge))``.  ``sep_node(v)``
   is the smallest weight of an already-cut edge at ``v`` (+inf if none).  This equals Def. 3.4
   computed from scratch, because every cut edge joins two different clusters.
-* **Ties / zero gain** (digest E22): a cut is taken when the new DBCVI is ``>=`` the current one.
-  Consequences: the first cut is always taken when ``n >= 2``, since every partition scores at least
-  -1.  A 2-node cluster is always split further: two singletons score 2 and the pair scores < 2.
-* **Incremental evaluation** (anchors §8.2, §10 item 5).  Cutting an edge inside ``C`` changes
+* **Ties / zero gain** (E22: seed 002's Algorithm 2 takes ``>=``, its text a strict gain): a cut is taken when the
+  new DBCVI is ``>=`` the current one. Consequences: the first cut is always taken when ``n >= 2``, since every
+  partition scores at least -1.  A 2-node cluster is always split further: two singletons score 2 and the pair
+  scores < 2.
+* **Incremental evaluation** (as the authors' code).  Cutting an edge inside ``C`` changes
   ``sep_node`` only at the edge's two endpoints, so no other cluster's VC changes.  The DBCVI then
   changes by ``(|A| VC(A) + |B| VC(B) - |C| VC(C)) / N``, with ``VC(T) = -1`` at the first step.
   Each cluster's best cut is found in ``O(|C|)`` and cached.  The cluster's subtree is rooted, so a

@@ -1,9 +1,9 @@
 """DBMSTClu for many small spanning trees at once: the batched form of :func:`dbmstclu`.
 
-Source: seed 001 (``../shared/seeds/001_a0b55f69d4ef326d.txt``), Sec. 3.2.1, Definitions 3.3-3.6 and
-**Algorithm 1**, with every rule of :mod:`algorithms.graph.dbmstclu` (read its module docstring): VC(T) =
--1 for one cluster, DISP = max internal weight (0 for a singleton), SEP = min weight of a cut edge at
-the cluster, the cut with the largest *exact* DBCVI wins, ties go to the smallest edge id, zero-gain cuts
+Source: seed 001, Pinot et al., "Graph-based clustering under differential privacy" (UAI 2018), Sec. 3.2.1,
+Definitions 3.3-3.6 and **Algorithm 1**, with every rule of :mod:`algorithms.graph.dbmstclu` (read its module
+docstring): VC(T) = -1 for one cluster, DISP = max internal weight (0 for a singleton), SEP = min weight of a cut
+edge at the cluster, the cut with the largest *exact* DBCVI wins, ties go to the smallest edge id, zero-gain cuts
 are taken, weights below ``floor`` are clipped with ``nonpositive="clip"``.
 
 :func:`dbmstclu_batch` returns, for ``n`` trees on the same ``|V|`` nodes (each row its own edges and

@@ -1,15 +1,15 @@
 """Sealfon's Laplace MST: Laplace noise on every edge weight, then an exact MST of the noisy weights.
 
-Sources: seed 002 (``../shared/seeds/002_fdf0273a0dd6579a.txt``), Definition 2.2.4 (graph-based Laplace
-mechanism: ``w'(e_i) = w(e_i) + Y_i``, ``Y_i ~ Lap(1/ε)`` under the ℓ1 neighbourhood of radius 1, Def. 2.2.1)
-and Sec. 3.2 (Sealfon's private approximate MST: any deterministic MST of ``G'``; privacy by
-post-processing, Prop. 1.4.1); digest ``seed-002-digest.md`` M4/A1 and claim 5.
+Sources: seed 002, Pinot, "Nodes clustering in a graph under differential privacy" (the PAMST report),
+Definition 2.2.4 (graph-based Laplace mechanism: ``w'(e_i) = w(e_i) + Y_i``, ``Y_i ~ Lap(1/ε)`` under the ℓ1
+neighbourhood of radius 1, Def. 2.2.1) and Sec. 3.2 (Sealfon's private approximate MST: any deterministic MST
+of ``G'``; privacy by post-processing, Prop. 1.4.1); Sealfon (PODS 2016).
 
-Calibration (resolves digest E6/E7): the noise scale is the ℓ1 sensitivity of the whole weight vector
-under the *declared* neighbourhood divided by ε -- ``r/ε`` for ℓ1 radius ``r``, ``|E|·mu/ε`` for ℓ∞ radius
-``mu`` -- derived from :mod:`algorithms.graph.neighbourhood`, so the printed ``Lap(1/ε)`` is the ℓ1 case
-``r = 1``.  The broken twin :class:`algorithms.broken.laplace_mst_l1_scale_for_linf.LaplaceMSTL1ScaleForLInf`
-uses the ℓ1 scale while claiming ℓ∞.
+Calibration (resolves the ℓ1/ℓ∞ mix-up of seed 002, docs/findings.md F5): the noise scale is the ℓ1 sensitivity
+of the whole weight vector under the *declared* neighbourhood divided by ε -- ``r/ε`` for ℓ1 radius ``r``,
+``|E|·mu/ε`` for ℓ∞ radius ``mu`` -- derived from :mod:`algorithms.graph.neighbourhood`, so the printed
+``Lap(1/ε)`` is the ℓ1 case ``r = 1``.  The broken twin
+:class:`algorithms.broken.laplace_mst_l1_scale_for_linf.LaplaceMSTL1ScaleForLInf` uses the ℓ1 scale while claiming ℓ∞.
 
 Noisy weights may be zero or negative; the MST routine (:mod:`algorithms.graph.mst` for large graphs, a
 batched Prim over runs for small ones) accepts any finite weights.

@@ -1,11 +1,11 @@
 """Exact (non-private) minimum spanning trees on :class:`WeightedGraph`, for any finite weights.
 
-``scipy.sparse.csgraph.minimum_spanning_tree`` treats a stored 0 as a missing edge (anchors-algorithms.md
-§8.1): a noisy weight that is exactly 0, or a duplicated point, would silently disconnect the graph.
-Here the weights are shifted to ``w - min(w) + 1`` (all >= 1) before scipy's Kruskal, which leaves the
-MST topology unchanged (every spanning tree has ``|V|-1`` edges, so a constant shift adds the same
-amount to every tree), and negative weights (Laplace noise) are handled the same way.
-Ties are broken by scipy's sort; with continuous noise they have probability 0.
+``scipy.sparse.csgraph.minimum_spanning_tree`` treats a stored 0 as a missing edge (it converts dense input
+to CSR, where 0 means no entry): a noisy weight that is exactly 0, or a duplicated point, would silently disconnect
+the graph. Here the weights are shifted to ``w - min(w) + 1`` (all >= 1) before scipy's Kruskal, which leaves the
+MST topology unchanged (every spanning tree has ``|V|-1`` edges, so a constant shift adds the same amount to every
+tree), and negative weights (Laplace noise) are handled the same way. Ties are broken by scipy's sort; with
+continuous noise they have probability 0.
 """
 
 from __future__ import annotations

@@ -3,12 +3,13 @@
 The noise scale of a Laplace release and the utility sensitivity of an exponential-mechanism step are
 derived from the neighbourhood the claim is made for, never typed in by hand, so that a mismatch between
 the neighbourhood a paper proves and the one its code uses cannot happen silently
-(``../shared/DESIGN.md``, "Neighbour relation").
+(the neighbour relations of :mod:`dpverify.neighbours`, README.md).
 
-* ``"linf"`` with radius ``mu``: seed 001 (``../shared/seeds/001_a0b55f69d4ef326d.txt``), Definition 2.1
-  (``max_e |w(e) - w'(e)| <= mu``); seed 002 Definition 3.3.1 is the case ``mu = 1/2``.
-* ``"l1"`` with radius ``r``: Sealfon (PODS 2016), seed 002 Definition 2.2.1 (``sum_e |w(e) - w'(e)| <= r``,
-  ``r = 1`` there).
+* ``"linf"`` with radius ``mu``: Pinot et al., "Graph-based clustering under differential privacy" (UAI 2018),
+  Definition 2.1 (``max_e |w(e) - w'(e)| <= mu``); Pinot, "Nodes clustering in a graph under differential privacy"
+  (the PAMST report), Definition 3.3.1 is the case ``mu = 1/2``.
+* ``"l1"`` with radius ``r``: Sealfon (PODS 2016), the PAMST report's Definition 2.2.1
+  (``sum_e |w(e) - w'(e)| <= r``, ``r = 1`` there).
 
 This mirrors ``dpverify.neighbours.LInfNeighbours`` / ``L1Neighbours`` (``algorithms`` does not import
 ``dpverify``); an object with ``linf_distance_bound(dim)`` and ``l1_distance_bound(dim)`` methods, such as

@@ -2,17 +2,17 @@
 
 Sources
 -------
-* Seed 001 (``../shared/seeds/001_a0b55f69d4ef326d.txt``), Sec. 3.3.1, **Algorithm 2**: pick the start
-  vertex ``v`` at random; while ``S_V != V``, draw ``r = M_Exp(G, w, u_G, R_{S_V}, ε/(|V|-1))`` where
-  ``R_S`` is the set of edges with exactly one end in ``S`` (xor-incident), add ``r`` and its outside end.
-  Utility ``u_G(w, r) = -|w(r) - min_{r' in R} w(r')|``; Definition 2.6: ``P(r) ∝ exp(ε u_G(w, r)/(2Δu_G))``.
-  Theorem 10: PAMST is ε-DP on G.
-* Seed 002 (``../shared/seeds/002_fdf0273a0dd6579a.txt``), Sec. 3.4, Algorithm 1 (the same algorithm with an
-  "arbitrary" start vertex; digest ``seed-002-digest.md`` A2 and erratum E11: the start must not depend on
+* Seed 001, Pinot et al., "Graph-based clustering under differential privacy" (UAI 2018), Sec. 3.3.1,
+  **Algorithm 2**: pick the start vertex ``v`` at random; while ``S_V != V``, draw
+  ``r = M_Exp(G, w, u_G, R_{S_V}, ε/(|V|-1))`` where ``R_S`` is the set of edges with exactly one end in ``S``
+  (xor-incident), add ``r`` and its outside end.  Utility ``u_G(w, r) = -|w(r) - min_{r' in R} w(r')|``;
+  Definition 2.6: ``P(r) ∝ exp(ε u_G(w, r)/(2Δu_G))``.  Theorem 10: PAMST is ε-DP on G.
+* Seed 002, Pinot, "Nodes clustering in a graph under differential privacy" (the PAMST report), Sec. 3.4,
+  Algorithm 1 (the same algorithm with an "arbitrary" start vertex, no rule given; the start must not depend on
   the weights — here it is uniform from the mechanism's randomness, or a fixed vertex).
 
-Utility sensitivity (resolves digest E5/E7/E8)
-----------------------------------------------
+Utility sensitivity (resolves the reports' Δu ambiguities; docs/findings.md F1, F2, F8)
+---------------------------------------------------------------------------------------
 The per-step law is ``P(r) = exp(-c (w(r) - m_R)) / sum_s exp(-c (w(s) - m_R))`` with
 ``c = ε/((|V|-1) 2Δu)``; the range minimum ``m_R`` is common to every candidate and cancels, so
 ``P(r) ∝ exp(-c w(r))``.  Definition 2.6's sensitivity of ``u_G`` itself is ``2a`` for a per-edge change
@@ -31,8 +31,8 @@ Samplers (all exact; they agree in distribution, ``tests/test_pamst.py``)
 * :func:`pamst_fast` -- one tree on a large graph in ``O(|V|^2 + |E|)``: keep for each outside vertex ``x``
   ``log Z_x = logsumexp_{u in S} (-c w_ux)``; draw the next vertex by Gumbel-max over ``log Z`` and then its
   tree neighbour by Gumbel-max over ``-c w_ux`` (``P(e = ux) = Z_x/sum Z · exp(-c w_ux)/Z_x``; fresh noise every
-  step: this is *not* "Gumbel noise once per edge then an MST", a different mechanism,
-  anchors-algorithms.md §8.3).
+  step: this is *not* "Gumbel noise once per edge then an MST", a different mechanism, the input perturbation
+  of Pagh, Retschmeier, Wu, Zhang, "Optimal Bounds for Private MSTs via Input Perturbation", arXiv 2412.10130).
 * :func:`pamst_batched` -- many runs at once for audits: one inverse-CDF draw per run and step, with the
   per-vertex-set cumulative probabilities tabulated for graphs of up to 16 vertices (one gather per step)
   and computed from the ``(runs, edges)`` cut mask otherwise.

@@ -1,8 +1,9 @@
 """Exact output distribution of PAMST on small graphs: spanning-tree enumeration + a dynamic programme over
 vertex subsets.
 
-Source: seed 001 (``../shared/seeds/001_a0b55f69d4ef326d.txt``), Sec. 3.3.1, Algorithm 2 (PAMST); seed 002
-Sec. 3.4, Algorithm 1.  The per-step law is ``P(r | S) = exp(-c w(r)) / Z(S)`` over the cut ``R_S`` of the
+Source: Pinot et al., "Graph-based clustering under differential privacy" (UAI 2018), Sec. 3.3.1, Algorithm 2
+(PAMST); Pinot, "Nodes clustering in a graph under differential privacy" (the PAMST report), Sec. 3.4,
+Algorithm 1.  The per-step law is ``P(r | S) = exp(-c w(r)) / Z(S)`` over the cut ``R_S`` of the
 current vertex set ``S`` (``Z(S) = sum_{r in R_S} exp(-c w(r))``; see :mod:`algorithms.graph.pamst` for why the
 range minimum of the utility cancels).
 

@@ -1,14 +1,14 @@
 """The utility PAMST's exponential mechanism scores edges with, as one fixed-length table per graph.
 
-Seed 001 (``../shared/seeds/001_a0b55f69d4ef326d.txt``) Algorithm 2 lines 4-6: at a step with visited set
-``S`` the range is the cut ``R_S`` (edges with exactly one end in ``S``) and the utility of ``r ∈ R_S`` is
-``u(w, r) = −|w(r) − min_{R_S} w|``; Definition 2.6 defines its sensitivity
+Seed 001, Pinot et al., "Graph-based clustering under differential privacy" (UAI 2018), Algorithm 2 lines 4-6: at a
+step with visited set ``S`` the range is the cut ``R_S`` (edges with exactly one end in ``S``) and the utility of
+``r ∈ R_S`` is ``u(w, r) = −|w(r) − min_{R_S} w|``; Definition 2.6 defines its sensitivity
 ``Δu = max_S max_{w~w'} max_r |u(w, r) − u(w', r)|``.  :func:`utility_table` lists ``u`` for every proper
-non-empty vertex subset ``S`` and every edge (NaN off the cut), so a sensitivity checker can compare the
-whole table between neighbouring weight vectors (ℓ∞ radius μ, Def. 2.1): the table's ℓ∞ sensitivity is
-Definition 2.6's Δu, which is 2μ (the chosen edge's weight and the cut minimum move in opposite directions).
-The exponential mechanism only sees differences of utilities within one cut, so μ already suffices for its
-privacy (docs/findings.md F1) -- the table is the quantity Definition 2.6 talks about, not the tighter one.
+non-empty vertex subset ``S`` and every edge (NaN off the cut), so a sensitivity checker can compare the whole
+table between neighbouring weight vectors (ℓ∞ radius μ, Def. 2.1): the table's ℓ∞ sensitivity is Definition 2.6's
+Δu, which is 2μ (the chosen edge's weight and the cut minimum move in opposite directions).  The exponential
+mechanism only sees differences of utilities within one cut, so μ already suffices for its privacy
+(docs/findings.md F1) -- the table is the quantity Definition 2.6 talks about, not the tighter one.
 
 :func:`edge_weights` is the weight vector itself: the quantity the Laplace-MST (seed 002 Sec. 3.2) and
 Weight-Release mechanisms add noise to.

@@ -1,6 +1,7 @@
 """PTClust: private graph clustering = PAMST topology + Weight-Release weights + DBMSTClu.
 
-Source: seed 001 (``../shared/seeds/001_a0b55f69d4ef326d.txt``), Sec. 3.3.2, **Algorithm 3**::
+Source: seed 001, Pinot et al., "Graph-based clustering under differential privacy" (UAI 2018), Sec. 3.3.2,
+**Algorithm 3**::
 
     T  = PAMST(G, w, u_G, ε/2)
     T' = M_wr(T, w|_E(T), 2mu/ε, tau, p)

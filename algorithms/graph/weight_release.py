@@ -1,9 +1,9 @@
 """The Weight-Release mechanism of seed 001, as printed and corrected.
 
-Source: seed 001 (``../shared/seeds/001_a0b55f69d4ef326d.txt``), Sec. 3.3.2, **Definition 3.12**:
-``M_wr(G, w, s, tau, p) = (G, w' = (w + (Y_1..Y_|E|) + tau)/p)`` with ``Y_i ~ Lap(0, s)`` i.i.d., one per
-edge; **Theorem 11**: ``M_wr(G, ., ε/p, tau, p)`` "is ε-differentially private on G" (proof: a Laplace
-mechanism followed by the post-processing ``(.+tau)/p``); **Algorithm 3** (PTClust) line 3 calls it on the
+Source: seed 001, Pinot et al., "Graph-based clustering under differential privacy" (UAI 2018), Sec. 3.3.2,
+**Definition 3.12**: ``M_wr(G, w, s, tau, p) = (G, w' = (w + (Y_1..Y_|E|) + tau)/p)`` with ``Y_i ~ Lap(0, s)``
+i.i.d., one per edge; **Theorem 11**: ``M_wr(G, ., ε/p, tau, p)`` "is ε-differentially private on G" (proof: a
+Laplace mechanism followed by the post-processing ``(.+tau)/p``); **Algorithm 3** (PTClust) line 3 calls it on the
 PAMST tree with ``s = 2mu/ε`` (half of the budget ε, per-edge change ``mu``).
 
 What the calibration must be: adding ``tau`` and dividing by ``p`` is post-processing and cannot change the

@@ -1,9 +1,10 @@
 """The weighted-graph input of the graph algorithms: a public topology and private edge weights.
 
-Seed 001 (``../shared/seeds/001_a0b55f69d4ef326d.txt``), Sec. 2.1-2.2: a graph ``G = (V, E, w)`` is a
-*simple undirected* graph whose topology ``(V, E)`` is public and whose weight function ``w: E -> R``
-is the private input (weight-differential privacy, Definitions 2.1-2.3).  Seed 002, App. A.1 adds that
-graphs are assumed connected "even when not specified".
+Seed 001, Pinot et al., "Graph-based clustering under differential privacy" (UAI 2018), Sec. 2.1-2.2: a graph
+``G = (V, E, w)`` is a *simple undirected* graph whose topology ``(V, E)`` is public and whose weight function
+``w: E -> R`` is the private input (weight-differential privacy, Definitions 2.1-2.3).  Seed 002, Pinot, "Nodes
+clustering in a graph under differential privacy" (the PAMST report), App. A.1 adds that graphs are assumed
+connected "even when not specified".
 
 :class:`WeightedGraph` stores the node count, an ``(m, 2)`` int64 edge array (each edge written
 ``(u, v)`` with ``u < v``, in the order given) and an ``(m,)`` float64 weight array, all read-only.

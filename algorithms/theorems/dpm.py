@@ -1,8 +1,7 @@
 """Seed 004's utility results as checkable theorem objects (the protocol of :mod:`dpverify.theorems.check`).
 
-Source: seed 004 (``../shared/seeds/004_e63c772e1db0dbd8.txt``), "DPM: Clustering Sensitive Data through
-Separation" (Liebenow, Schütt et al.), Sec. 5 (utility) and its proofs in App. B; digest
-``../shared/research/seed-004-digest.md`` §1.4, §2.2-2.6, §3 (Lemma 8 to Lemma 11) and the errata §5.
+Source: seed 004, "DPM: Clustering Sensitive Data through Separation" (Liebenow, Schütt et al., CCS 2024),
+Sec. 5 (utility) and its proofs in App. B; errata found: docs/findings.md F25-F28.
 Every sampler runs the algorithm as coded in :mod:`algorithms.dpm`:
 
 * :class:`NoisyCountCloseness` -- Lemma 8 (Sec. 5.1, line 387; proof B.1, Eq. (3)): the shifted noisy count

@@ -1,9 +1,8 @@
 """Seed 002's bound comparisons and clustering results as checkable objects (the protocol of
 :mod:`dpverify.theorems.check`).
 
-Source: seed 002, Pinot, "Nodes clustering in a graph under differential privacy"
-(``../shared/seeds/002_fdf0273a0dd6579a.txt``; digest ``../shared/research/seed-002-digest.md`` §1.3, §3,
-errata §5 E1, E14, E15, E17, E18, E19, E21, claims §6 10, 11, 15).
+Source: seed 002, Pinot, "Nodes clustering in a graph under differential privacy" (the PAMST report),
+report numbering; its errata E1, E14, E15, E17, E18, E19, E21 are explained where they are used.
 
 =================================  ======================================================================
 class                              statement (report numbering)
@@ -75,7 +74,6 @@ __all__ = [
     "find_path_violation",
 ]
 
-_SEED = "../shared/seeds/002_fdf0273a0dd6579a.txt"
 #: Relative rounding tolerance of the float64 comparison ``B_Exp <= B_Lap (1 + tol)``.  ``α*`` comes from
 #: ``lambertw`` and ``exp`` with a relative error of a few 1e-15 (times ``W <= 25`` on the grids); 1e-12 is 50x
 #: that and far below the 1e-6 step of the "slightly above" points.
@@ -223,7 +221,7 @@ def _comparison_failures(n: np.ndarray, alpha: np.ndarray, gamma: np.ndarray,
 
 @dataclass(frozen=True)
 class BoundComparisonLambert:
-    """Seed 002 §3.5 Theorem 3.5.1 (``_SEED`` line ~1455): with ``|E| = α n``, ``n = |V| - 1``,
+    """Seed 002 §3.5 Theorem 3.5.1: with ``|E| = α n``, ``n = |V| - 1``,
     ``α >= α*(n, γ) = (γ/n) e^{W(ln h_{n,γ})}`` implies ``B_Exp,ε,γ <= B_Lap,ε,γ`` (Cor 3.4.1's PAMST bound
     below Thm 3.2.1's Laplace bound).  ``quantity="always"``, deterministic grid.
 
@@ -328,8 +326,8 @@ class BoundComparisonLambert:
 
 @dataclass(frozen=True)
 class BoundComparisonDensity:
-    """Seed 002 §3.5 Theorem 3.5.2 (``_SEED`` line ~1642): ``α >= 3`` implies ``B_Exp,ε,γ <= B_Lap,ε,γ`` for
-    every ``γ`` (``form="theorem"``), and the abstract's claim (``_SEED`` line ~17) that PAMST "will always
+    """Seed 002 §3.5 Theorem 3.5.2: ``α >= 3`` implies ``B_Exp,ε,γ <= B_Lap,ε,γ`` for
+    every ``γ`` (``form="theorem"``), and the abstract's claim that PAMST "will always
     outperform the Laplace mechanism when |E| >= 2(|V|-1)", i.e. ``α >= 2`` (``form="abstract"``, erratum E1).
     ``quantity="always"``, deterministic.
 
@@ -496,7 +494,7 @@ _BLOCK_FORMS: tuple[str, ...] = ("printed", "pairwise", "half_gap")
 
 @dataclass(frozen=True)
 class BlockOrderPreservation:
-    """Seed 002 §4.2 Theorem 4.2.1 (``_SEED`` line ~2027; poster Prop 3): for edge blocks ``E_1, ..., E_K``
+    """Seed 002 §4.2 Theorem 4.2.1 (poster Prop 3): for edge blocks ``E_1, ..., E_K``
     (``K > 1``) with every weight of ``E_i`` below every weight of ``E_j`` for ``i < j`` (Eq 4.1), Eq 4.1 still
     holds on ``G' = M_GbL(G, ε)`` with probability greater than
     ``1 - Σ_i exp(-t_i ε)(1/2 + t_i ε/4)(|E_i| + |E_{i+1}| - 1)``, ``t_i = min_{e∈E_i, e'∈E_{i+1}} w(e') - w(e)``.
@@ -605,7 +603,7 @@ class BlockOrderPreservation:
 
 @dataclass(frozen=True)
 class FullOrderPreservation(FieldParameters):
-    """Seed 002 §4.2 Eq (4.3) (Proof 4.2.1, ``_SEED`` line ~2100): for the weight-sorted edges
+    """Seed 002 §4.2 Eq (4.3) (Proof 4.2.1): for the weight-sorted edges
     ``e_1, ..., e_|E|`` and ``G' = M_GbL(G, ε)``,
     ``P(∃i: w'(e_i) > w'(e_{i+1})) <= (1 - F_{Y1+Y2}(min_i gap_i)) (|E| - 1)``, i.e. the whole order survives
     with probability at least ``1 - (|E| - 1) e^{-εg}(1/2 + εg/4)``, ``g`` the minimum adjacent gap.
@@ -765,7 +763,7 @@ def _random_connected_graph(n_nodes: int, p: float, weights: str, levels: int,
 
 @dataclass(frozen=True)
 class ClusterPathClosure(FieldParameters, Property):
-    """Seed 002 §4.1 Claim 4.1.1 ([XOX02]; ``_SEED`` line ~1839) with Definition 4.1.1 (line ~1845): if
+    """Seed 002 §4.1 Claim 4.1.1 ([XOX02]) with Definition 4.1.1: if
     ``c1, c2`` belong to a cluster ``C`` (Def 4.1.1), every point on the MST path between them is in ``C``.
     ``quantity="always"`` on random connected graphs (one instance = one graph, all its datasets and
     clusters enumerated by :func:`find_path_violation`; failures carry ``size = |V|``).

@@ -1,8 +1,7 @@
 """Seed 002's private-MST utility theorems as checkable objects (the protocol of :mod:`dpverify.theorems.check`).
 
-Source: seed 002, Pinot, "Nodes clustering in a graph under differential privacy"
-(``../shared/seeds/002_fdf0273a0dd6579a.txt``; digest ``../shared/research/seed-002-digest.md`` §3, errata
-§5 E7, E9, E10, E17, claims §6 7, 8, 9, 12).
+Source: seed 002, Pinot, "Nodes clustering in a graph under differential privacy" (the PAMST report),
+report numbering; its errata E7, E9, E10, E13, E17 are explained where they are used.
 
 =============================  ==========================================================================
 class                          statement (report numbering)
@@ -209,7 +208,7 @@ def prim_like_runs(edges: np.ndarray, n_nodes: int, weights: np.ndarray, c: floa
 
 @dataclass(frozen=True)
 class LaplaceAccuracy(FieldParameters):
-    """Seed 002 §1.4 Theorem 1.4.1 ([DMNS06]; ``002_fdf0273a0dd6579a.txt`` line ~374): for ``y = M_L(x, f, ε)`` with
+    """Seed 002 §1.4 Theorem 1.4.1 ([DMNS06]): for ``y = M_L(x, f, ε)`` with
     ``f: N^|X| -> R^k`` of ℓ1 sensitivity ``Δ1``, ``P[‖f(x) - y‖∞ >= (Δ1/ε) ln(k/γ)] <= γ`` for all
     ``γ in (0, 1]``.
 
@@ -263,7 +262,7 @@ class LaplaceAccuracy(FieldParameters):
 
 @dataclass(frozen=True)
 class LaplaceSumCDF(FieldParameters):
-    """Seed 002 App. A.3 (ii) (``002_fdf0273a0dd6579a.txt`` line ~2440): for ``Y1, Y2`` i.i.d. ``Lap(1/ε)``
+    """Seed 002 App. A.3 (ii): for ``Y1, Y2`` i.i.d. ``Lap(1/ε)``
     and ``x >= 0``, ``F_{Y1+Y2}(x) = 1 - e^{-εx}(1/2 + εx/4)`` (``form="appendix"``, the correct formula);
     and the same identity as printed in §4.2 Eq (4.2) for ``t > 0``, ``1 - e^{+εx}(1/2 + εx/4)``
     (``form="printed"``, erratum E17; it is below 1/2 - and negative from ``εx ≈ 0.479`` - so it cannot be this CDF).
@@ -379,7 +378,7 @@ def _tree_weights(graph: WeightedGraph, trees: np.ndarray) -> np.ndarray:
 
 @dataclass(frozen=True)
 class LaplaceMSTError(_GraphTheorem):
-    """Seed 002 §3.2 Theorem 3.2.1 ([Sea16]; ``002_fdf0273a0dd6579a.txt`` line ~770): for ``T'`` the MST topology of
+    """Seed 002 §3.2 Theorem 3.2.1 ([Sea16]): for ``T'`` the MST topology of
     ``G' = M_GbL(G, ε)`` (``Lap(1/ε)`` on every weight, ℓ1 neighbourhood of radius 1),
     ``P[Error_G(T') >= (2(|V|-1)/ε) ln(|E|/γ)] <= γ``; ``Error_G`` is Def. 3.2.1.
 
@@ -449,7 +448,7 @@ class _PAMSTTheorem(_GraphTheorem):
 
 @dataclass(frozen=True)
 class PAMSTPerStepError(_PAMSTTheorem):
-    """Seed 002 §3.4 Theorem 3.4.2 (``002_fdf0273a0dd6579a.txt`` line ~986): with probability at least ``1 - γ``,
+    """Seed 002 §3.4 Theorem 3.4.2: with probability at least ``1 - γ``,
     ``w(T) - w* < 2(|V|-1)/(|E|ε) ((|V|-1) ln((|V|-1)/γ) + Σ_i ln|R_i|)``, ``w* = Σ_i min_{r in R_i} w(r)``,
     ``R_i`` the (random) range of the ``i``-th exponential-mechanism call.
 
@@ -488,7 +487,7 @@ class PAMSTPerStepError(_PAMSTTheorem):
 
 @dataclass(frozen=True)
 class PAMSTError(_PAMSTTheorem):
-    """Seed 002 §3.4 Corollary 3.4.1 (``002_fdf0273a0dd6579a.txt`` line ~1392): with probability (at least,
+    """Seed 002 §3.4 Corollary 3.4.1: with probability (at least,
     E10) ``1 - γ``,
     ``Error_G(T) <= 2(|V|-1)/(|E|ε) ((|V|-1) ln((|V|-1)/γ) + 2 ln((|V|-1)!))`` for ``T = PAMST(G, w, ε)``
     (the report's "(V-1)!" is ``(|V|-1)!``, E10).
@@ -573,7 +572,7 @@ def _violations(claim: str, n: int, steps_min: np.ndarray, steps_size: np.ndarra
 
 @dataclass(frozen=True)
 class PrimRangeFacts(FieldParameters, Property):
-    """Seed 002 §3.4 Proposition 3.4.1 (``w* <= w(T*)``, ``002_fdf0273a0dd6579a.txt`` line ~1297), Lemma 3.4.1
+    """Seed 002 §3.4 Proposition 3.4.1 (``w* <= w(T*)``), Lemma 3.4.1
     (every ``R_i`` holds an MST edge, ``I_i = ∪_{j<=i} R_j`` holds at least ``i``) and the inequality
     ``|R_i| <= i(|V|-i)`` of Proof 3.4.5 (claims 8, 9 of digest §6), on random instances: ``quantity="always"``.
 

@@ -1,0 +1,65 @@
+"""Nothing in the repository points to a file outside it.
+
+Docstrings, comments, suite descriptions and docs cite papers (authors, title, section / definition / algorithm
+number) or files of the repository, never the authors' local notes (``../shared/...``, ``/work/shared/...``, the
+research digests).  Scans every tracked text file (``git ls-files``) except this one.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+SELF = Path(__file__).resolve().relative_to(ROOT).as_posix()
+
+#: Substrings that only occur in a reference to a file outside the repository.
+PATTERNS: tuple[str, ...] = ("../shared", "/work/shared", "anchors-auditing", "anchors-algorithms", "-digest.md")
+SUFFIXES: tuple[str, ...] = (".py", ".md", ".toml", ".txt", ".cfg", ".yml", ".yaml")
+#: Files allowed to spell the patterns because they search for them (their check code, not a reference).
+EXEMPT: frozenset[str] = frozenset({SELF, "tests/test_architecture.py"})
+
+
+def outside_references(text: str) -> list[tuple[int, str]]:
+    """``(line number, pattern)`` of every line of ``text`` containing one of :data:`PATTERNS`."""
+    return [(i, pat) for i, line in enumerate(text.splitlines(), 1) for pat in PATTERNS if pat in line]
+
+
+def tracked_text_files() -> list[str]:
+    if shutil.which("git") is None:
+        pytest.skip("git is not installed: cannot list the tracked files")
+    proc = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, check=False)
+    if proc.returncode != 0:
+        pytest.skip(f"not a git checkout: {proc.stderr.decode(errors='replace').strip()}")
+    names = [n for n in proc.stdout.decode("utf-8", errors="replace").split("\0") if n]
+    return sorted(n for n in names if n.endswith(SUFFIXES) and n not in EXEMPT and (ROOT / n).is_file())
+
+
+def test_no_tracked_file_points_outside_the_repository() -> None:
+    files = tracked_text_files()
+    assert files, "git ls-files listed no text file"
+    bad = [f"{name}:{i}: {pat!r}" for name in files
+           for i, pat in outside_references((ROOT / name).read_text(encoding="utf-8", errors="replace"))]
+    assert not bad, ("lines pointing to files outside the repository (cite the paper, with its section / "
+                     "definition / algorithm number, or a file of the repository instead):\n" + "\n".join(bad))
+
+
+@pytest.mark.parametrize("line", [
+    "Source: seed 001 (``../shared/seeds/001_a0b55f69d4ef326d.txt``), Sec. 3.3.1",
+    "# see /work/shared/DESIGN.md",
+    "Catalogue row #7 of anchors-auditing.md §4.1",
+    "(anchors-algorithms.md §8.3)",
+    "digest ``seed-004-digest.md`` §4.1",
+])
+def test_the_check_catches_an_outside_reference(line: str) -> None:
+    text = f'"""A docstring.\n\n{line}\n"""\n'
+    assert [i for i, _ in outside_references(text)] == [3]
+
+
+def test_the_check_passes_a_paper_citation() -> None:
+    text = ('Source: Pinot et al., "Graph-based clustering under differential privacy" (UAI 2018), Sec. 3.3.1,\n'
+            "Algorithm 2; DP-Sniper (Bichsel et al., S&P 2021) benchmark SVT1; ``hashlib.sha256(b).hexdigest()``.\n")
+    assert outside_references(text) == []
