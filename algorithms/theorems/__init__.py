@@ -9,4 +9,6 @@ Monte Carlo and gives the verdict; the suites ``audits/theorems_*.toml`` hold on
 - :mod:`algorithms.theorems.private_mst` -- seed 002 Thm 1.4.1, 3.2.1, 3.4.2, Cor 3.4.1, Prop 3.4.1, App. A.3.
 - :mod:`algorithms.theorems.mst_clustering` -- seed 002 Thm 3.5.1/3.5.2, Thm 4.2.1 / Eq 4.3, Claim 4.1.1.
 - :mod:`algorithms.theorems.dpm` -- seed 004 Lemma 8, Sec. 5.2, Thm 2 / Cor 5, Lemmas 9-11.
+- :mod:`algorithms.theorems.classic_dp` -- seed 001 Prop 3.1, seed 002 Prop 1.5.2, Props 1.4.1-1.4.3 (suite
+  ``audits/claims.toml``, used by the ledger ``docs/claims.md``).
 """
