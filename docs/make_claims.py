@@ -34,7 +34,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from dpverify.suite import load_suites, run_entry  # noqa: E402 -- the only dpverify imports
+from dpverify.suites import load_suites, run_entry  # noqa: E402 -- the only dpverify imports
 
 LEDGER = ROOT / "docs" / "claims.toml"
 OUTPUT = ROOT / "docs" / "claims.md"

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from dpverify.suite import load_suite, run_entry
+from dpverify.suites import load_suite, run_entry
 
 ROOT = Path(__file__).resolve().parents[1]
 _spec = importlib.util.spec_from_file_location("make_claims", ROOT / "docs" / "make_claims.py")
