@@ -128,7 +128,7 @@ def test_bad_claims_are_refused(claimed: object) -> None:
 def test_bad_input_gives_clear_errors() -> None:
     with pytest.raises(InputError, match="norm must be one of"):
         check_sensitivity(clipped_sum, 1.0, AddRemoveOne(), np.array([0.5]), domain=(0, 1), norm="l3")
-    with pytest.raises(InputError, match="relation must be a dpverify.neighbours relation"):
+    with pytest.raises(InputError, match="relation must be a dpverify.neighbours.NeighbourRelation"):
         check_sensitivity(clipped_sum, 1.0, "add_remove", np.array([0.5]), domain=(0, 1))  # type: ignore[arg-type]
     with pytest.raises(InputError, match="domain"):
         check_sensitivity(clipped_sum, 1.0, AddRemoveOne(), np.array([0.5]))

@@ -455,8 +455,8 @@ def test_neighbour_pairs_add_remove_nonfinite_is_opt_in() -> None:
         (lambda: neighbour_pairs(AddRemoveOne(), domain=(0, 1), base_radius=1.0), "base_radius applies"),
         (lambda: neighbour_pairs(ReplaceOne(candidates=[1.0, 1.0]), max_size=3), "single distinct candidate"),
         (lambda: neighbour_pairs(AddRemoveOne(candidates=[[0, 1]]), x=np.zeros(3)), "make them agree"),
-        (lambda: neighbour_pairs("add/remove"), "LInfNeighbours, L1Neighbours, AddRemoveOne or ReplaceOne"),
-        (lambda: neighbour_pairs(None), "relation must be one of"),
+        (lambda: neighbour_pairs("add/remove"), "LInfNeighbours, L1Neighbours, AddRemoveOne, ReplaceOne or a subclass of your own"),
+        (lambda: neighbour_pairs(None), "relation must be a dpverify.neighbours.NeighbourRelation"),
     ],
 )
 def test_bad_arguments_raise_input_error_eagerly(build: Callable[[], Any], match: str) -> None:

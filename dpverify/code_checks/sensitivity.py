@@ -270,8 +270,8 @@ def check_sensitivity(f: Callable[[Any], Any], claimed: float, relation: Neighbo
     if norm not in NORMS:
         raise InputError(f"norm must be one of {', '.join(NORMS)} (ℓ1, ℓ2, ℓ∞ of f(x) − f(x')), got {norm!r}")
     if not isinstance(relation, NeighbourRelation):
-        raise InputError(f"relation must be a dpverify.neighbours relation (LInfNeighbours, L1Neighbours, "
-                         f"AddRemoveOne, ReplaceOne), got {type(relation).__name__}")
+        raise InputError(f"relation must be a dpverify.neighbours.NeighbourRelation (LInfNeighbours, L1Neighbours, "
+                         f"AddRemoveOne, ReplaceOne or a subclass of your own), got {type(relation).__name__}")
     if not callable(f):
         raise InputError(f"f must be callable (the function whose sensitivity is claimed), got {type(f).__name__}")
     check_search_options(random_pairs, restarts, grid, max_evaluations, base_radius)

@@ -48,6 +48,7 @@ rejects a generated pair.  Records of datasets are compared exactly.
 
 from dpverify.neighbours.base import RELATIVE_TOLERANCE, NeighbourRelation, Pair, WeightedInput, as_pairs
 from dpverify.neighbours.datasets import AddRemoveOne, ReplaceOne
+from dpverify.neighbours.registry import build_relation, register_relation, relation_names
 from dpverify.neighbours.vectors import L1Neighbours, LInfNeighbours
 
 __all__ = [
@@ -60,4 +61,7 @@ __all__ = [
     "ReplaceOne",
     "as_pairs",
     "RELATIVE_TOLERANCE",
+    "register_relation",
+    "relation_names",
+    "build_relation",
 ]

@@ -6,7 +6,6 @@ claims changed, entries added or removed -- with the code that changed between t
 from __future__ import annotations
 
 import json
-import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -16,6 +15,8 @@ from dpverify.errors import InputError
 from dpverify.jsonsafe import format_number as _fmt
 from dpverify.reporting.report import SCHEMA as REPORT_SCHEMA
 from dpverify.reporting.certify import CERTIFICATE_SCHEMA
+from dpverify.suites.kinds import comparison_rule
+from dpverify.suites.records import record_number, witness_upper_bound
 
 __all__ = ["COMPARISON_SCHEMA", "CHANGE_KINDS", "RunRecord", "load_run_record", "witness_upper_bound", "EntryChange",
            "CodeChange", "Comparison", "compare_runs"]
@@ -28,8 +29,6 @@ _LABELS = {"regression": "REGRESSION", "fixed": "fixed", "verdict-changed": "ver
            "outcome-changed": "outcome", "epsilon-rose": "ε rose", "claim-changed": "claim changed",
            "added": "added", "removed": "removed"}
 _VERDICTS = ("holds", "violated", "inconclusive")
-#: Relative tolerance of an exact ε: a rise below it is floating-point rounding.
-EXACT_RTOL = 1e-9
 
 
 
@@ -105,58 +104,6 @@ def load_run_record(path: str | Path) -> RunRecord:
 # --------------------------------------------------------------------------------------------------
 # comparing
 # --------------------------------------------------------------------------------------------------
-
-
-def _num(v: Any) -> float | None:
-    """A JSON number, or ``"inf"``/``"-inf"``/``"nan"``, as a float; anything else ``None``."""
-    if isinstance(v, bool):
-        return None
-    if isinstance(v, (int, float)):
-        return float(v)
-    if v in ("inf", "-inf", "nan"):
-        return float(v)
-    return None
-
-
-def witness_upper_bound(record: Mapping[str, Any]) -> float | None:
-    """Upper confidence bound on the privacy loss of a statistical record's witness event (see the module
-    docstring), at the per-test level the audit used; ``None`` when the record has no usable witness counts."""
-    from scipy import stats
-
-    from dpverify.statistical.stats import clopper_pearson_lower, clopper_pearson_upper
-
-    w = record.get("witness")
-    if not isinstance(w, Mapping):
-        return None
-    k1, k0, n = w.get("count_num"), w.get("count_den"), w.get("samples")
-    if not all(isinstance(v, int) and not isinstance(v, bool) for v in (k1, k0, n)) or not 0 <= k0 <= n \
-            or not 0 <= k1 <= n or n < 1:
-        return None
-    p_low, p_high = _num(w.get("p_num_low")), _num(w.get("p_den_high"))
-    if k1 > 0 and p_low is not None and 0.0 < p_low < 1.0:
-        level = float(stats.beta.cdf(p_low, k1, n - k1 + 1))
-    elif k0 < n and p_high is not None and 0.0 < p_high < 1.0:
-        level = float(stats.beta.sf(p_high, k0 + 1, n - k0))
-    else:
-        return None
-    if not 0.0 < level < 0.5:
-        return None
-    claim = record.get("claim")
-    delta = _num(claim.get("delta")) if isinstance(claim, Mapping) else None
-    hi = float(clopper_pearson_upper(k1, n, level)) - (delta or 0.0)
-    lo = float(clopper_pearson_lower(k0, n, level))
-    if lo <= 0.0:
-        return math.inf
-    if hi <= 0.0:
-        return -math.inf
-    return math.log(hi / lo)
-
-
-def _witness_key(record: Mapping[str, Any]) -> tuple[Any, ...] | None:
-    w = record.get("witness")
-    if not isinstance(w, Mapping):
-        return None
-    return (w.get("pair_label"), w.get("direction"), w.get("event"))
 
 
 @dataclass(frozen=True)
@@ -285,46 +232,21 @@ def _theorem_text(r: Mapping[str, Any]) -> str:
         holds = sum(isinstance(p, Mapping) and p.get("verdict") == "holds" for p in points)
         return f"{r.get('outcome')} ({holds}/{len(points)} points hold)"
     interval = d.get("interval")
-    est = _num(d.get("estimate"))
+    est = record_number(d.get("estimate"))
     if isinstance(interval, list) and len(interval) == 2:
-        return (f"{r.get('outcome')} (estimate {_fmt(est)} [{_fmt(_num(interval[0]))}, "
-                f"{_fmt(_num(interval[1]))}] vs bound {_fmt(_num(d.get('bound')))})")
+        return (f"{r.get('outcome')} (estimate {_fmt(est)} [{_fmt(record_number(interval[0]))}, "
+                f"{_fmt(record_number(interval[1]))}] vs bound {_fmt(record_number(d.get('bound')))})")
     return str(r.get("outcome"))
 
 
 def _epsilon_rise(b: Mapping[str, Any], n: Mapping[str, Any]) -> str | None:
-    """The detail of an ε lower bound that rose beyond noise (module docstring), else ``None``."""
+    """The detail of an ε that rose beyond noise (module docstring), else ``None``: the comparison rule the entry's
+    check kind registered (:mod:`dpverify.suites.kinds`); kinds that register none never report a rise."""
     kind = n.get("kind")
-    if kind != b.get("kind") or kind not in ("statistical", "exact"):
+    if kind != b.get("kind") or not isinstance(kind, str):
         return None
-    lb_b, lb_n = _num(b.get("epsilon_lower_bound")), _num(n.get("epsilon_lower_bound"))
-    if lb_n is None or math.isnan(lb_n) or (lb_b is not None and not lb_n > lb_b):
-        return None
-    if kind == "exact":
-        if lb_b is None or math.isnan(lb_b) or not lb_n > lb_b + EXACT_RTOL * max(1.0, abs(lb_b)):
-            return None
-        return f"exact ε {_fmt(lb_b)} -> {_fmt(lb_n)} (computed, no sampling noise)"
-    upper = witness_upper_bound(b)
-    if upper is not None:
-        if not lb_n > upper:
-            return None
-        same = _witness_key(b) == _witness_key(n)
-        which = ("on the same witness event" if same else
-                 f"(NEW's witness is another event: {_witness_text(n)}; BASE's: {_witness_text(b)})")
-        return (f"ε lower bound {_fmt(lb_b)} -> {_fmt(lb_n)}, above BASE's upper confidence bound "
-                f"{_fmt(upper)} {which}")
-    claim = b.get("claim")
-    eps = _num(claim.get("epsilon")) if isinstance(claim, Mapping) else None
-    if eps is None or not lb_n > eps:
-        return None
-    return f"ε lower bound {_fmt(lb_b)} -> {_fmt(lb_n)}, above the claim {_fmt(eps)} (BASE has no witness counts)"
-
-
-def _witness_text(r: Mapping[str, Any]) -> str:
-    w = r.get("witness")
-    if not isinstance(w, Mapping):
-        return "none"
-    return f"'{w.get('event')}' on {w.get('pair_label')}"
+    rule = comparison_rule(kind)
+    return None if rule is None else rule(b, n)
 
 
 def _entry_change(name: str, b: Mapping[str, Any], n: Mapping[str, Any]) -> EntryChange | None:
@@ -346,7 +268,7 @@ def _entry_change(name: str, b: Mapping[str, Any], n: Mapping[str, Any]) -> Entr
             details.append(f"{_theorem_text(b)} -> {_theorem_text(n)}")
         else:
             details.append(f"{b.get('outcome')} -> {n.get('outcome')} (expected {n.get('expectation')})")
-            lbs = (_num(b.get("epsilon_lower_bound")), _num(n.get("epsilon_lower_bound")))
+            lbs = (record_number(b.get("epsilon_lower_bound")), record_number(n.get("epsilon_lower_bound")))
             if _fmt(lbs[0]) != _fmt(lbs[1]):
                 details.append(f"ε lower bound {_fmt(lbs[0])} -> {_fmt(lbs[1])}")
         if n.get("outcome") == "error" and n.get("error"):

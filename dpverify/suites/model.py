@@ -86,26 +86,26 @@ class Claim:
 
 @dataclass(frozen=True, eq=False)
 class Relation:
-    """A neighbour relation named by a suite entry (see :mod:`dpverify.neighbours`)."""
+    """A neighbour relation named by a suite entry (see :mod:`dpverify.neighbours`): a built-in kind with its radius
+    or candidates, or a registered user relation with its ``params``."""
 
     kind: str
     radius: float | None = None
     candidates: tuple[Any, ...] | None = None
+    params: dict[str, Any] | None = None
 
     def build(self) -> Any:
         """The :mod:`dpverify.neighbours` relation object."""
-        from dpverify import neighbours
+        from dpverify.neighbours import build_relation
 
-        if self.kind == "linf":
-            return neighbours.LInfNeighbours(self.radius)
-        if self.kind == "l1":
-            return neighbours.L1Neighbours(self.radius)
-        cands = None if self.candidates is None else list(self.candidates)
-        if self.kind == "add_remove":
-            return neighbours.AddRemoveOne(candidates=cands)
-        if self.kind == "replace":
-            return neighbours.ReplaceOne(candidates=cands)
-        raise SuiteError(f"unknown relation kind {self.kind!r}; use one of {', '.join(RELATION_KINDS)}")
+        if self.kind in ("linf", "l1"):
+            return build_relation(self.kind, radius=self.radius)
+        if self.kind in ("add_remove", "replace"):
+            return build_relation(self.kind, candidates=None if self.candidates is None else list(self.candidates))
+        try:
+            return build_relation(self.kind, **(self.params or {}))
+        except DPVerifyError as exc:
+            raise SuiteError(str(exc)) from None
 
 
 @dataclass(frozen=True, eq=False)

@@ -17,6 +17,7 @@ import numpy as np
 from dpverify.errors import DPVerifyError, SuiteError
 from dpverify.suites.imports import resolve
 from dpverify.suites.model import Builder, Entry, EntryOutcome, MODES, Suite
+from dpverify.suites.kinds import RunContext, get_kind, make_outcome
 from dpverify.suites.schema import is_int, suite_error
 
 if TYPE_CHECKING:  # result.py imports dpverify.neighbours; keep this module importable on its own
@@ -84,13 +85,13 @@ def build_pairs(entry: Entry, seed: int | None = None) -> list[Pair]:
 
     relation = entry.relation.build() if entry.relation is not None else None
     if entry.pairs is not None:
-        raw = _built_input(entry, entry.pairs)
+        raw = built_input(entry, entry.pairs)
         try:
             return as_pairs(list(raw), relation)
         except DPVerifyError as exc:
             raise SuiteError(f"{entry.where}: key 'pairs': {exc}") from None
     assert relation is not None
-    x = _built_input(entry, entry.input)
+    x = built_input(entry, entry.input)
     return relation.pairs(x, patterns=True, random=entry.random_pairs, seed=seed)
 
 
@@ -145,10 +146,8 @@ def preflight(entries: Iterable[Entry]) -> None:
     problems: list[str] = []
     for e in entries:
         try:
-            if e.kind == "theorem":
-                _theorem_instance(e)
-            else:
-                build_mechanism(e)
+            kind = get_kind(e.kind)
+            (kind.prepare or build_mechanism)(e)
         except SuiteError as exc:
             problems.append(str(exc))
     if problems:
@@ -156,21 +155,10 @@ def preflight(entries: Iterable[Entry]) -> None:
                          f"{len(problems)} entries cannot be loaded:\n  " + "\n  ".join(problems))
 
 
-def _outcome(entry: Entry, mode: str, seed: int, **kw: Any) -> EntryOutcome:
-    budget = entry.budget(mode)
-    base: dict[str, Any] = dict(
-        suite=entry.suite, id=entry.id, kind=entry.kind, mechanism=entry.mechanism, claim=entry.claim,
-        expectation=entry.expect, true_epsilon=entry.true_epsilon, samples=budget.samples,
-        search_samples=budget.search_samples, seed=seed, epsilon_lower_bound=None, seconds=0.0,
-    )
-    base.update(kw)
-    return EntryOutcome(**base)
-
-
 def not_run_outcome(entry: Entry, mode: str, run_seed: int) -> EntryOutcome:
     """The record of an entry an interrupted run did not reach (outcome ``"not-run"``)."""
-    return _outcome(entry, mode, entry_seed(run_seed, entry.suite, entry.id), outcome="not-run",
-                    matched=False)
+    ctx = RunContext(mode=mode, seed=entry_seed(run_seed, entry.suite, entry.id), t0=time.perf_counter())
+    return make_outcome(entry, ctx, outcome="not-run", matched=False, seconds=0.0)
 
 
 def run_entry(entry: Entry, mode: str = "quick", run_seed: int = 0, workers: int | None = None,
@@ -186,190 +174,18 @@ def run_entry(entry: Entry, mode: str = "quick", run_seed: int = 0, workers: int
     entry.budget(mode)  # validates the mode
     seed = entry_seed(run_seed, entry.suite, entry.id)
     t0 = time.perf_counter()
+    ctx = RunContext(mode=mode, seed=seed, t0=t0, workers=workers, sequential=sequential)
     try:
-        if entry.kind == "theorem":  # the class is instantiated per sweep point, not once
-            return _run_theorem(entry, mode, seed, t0, workers)
-        mechanism = build_mechanism(entry)
-        if entry.kind == "exact":
-            return _run_exact(entry, mechanism, mode, seed, t0)
-        if entry.kind == "em":
-            return _run_em(entry, mechanism, mode, seed, t0)
-        if entry.kind == "sensitivity":
-            return _run_sensitivity(entry, mechanism, mode, seed, t0)
-        if entry.kind == "replay":
-            return _run_replay(entry, mechanism, mode, seed, t0)
-        if entry.kind == "ledger":
-            return _run_ledger(entry, mechanism, mode, seed, t0)
-        return _run_statistical(entry, mechanism, mode, seed, t0, workers, sequential)
+        return get_kind(entry.kind).run(entry, ctx)
     except DPVerifyError as exc:
-        return _outcome(entry, mode, seed, outcome="error", matched=False, error=str(exc),
-                        seconds=time.perf_counter() - t0)
+        return make_outcome(entry, ctx, outcome="error", matched=False, error=str(exc))
     except Exception as exc:  # noqa: BLE001 -- one crashing entry never stops the run
-        return _outcome(entry, mode, seed, outcome="error", matched=False,
-                        error=f"{type(exc).__name__}: {exc}", seconds=time.perf_counter() - t0)
+        return make_outcome(entry, ctx, outcome="error", matched=False, error=f"{type(exc).__name__}: {exc}")
 
 
-def _run_statistical(entry: Entry, mechanism: Any, mode: str, seed: int, t0: float,
-                     workers: int | None, sequential: bool = False) -> EntryOutcome:
-    """A ``statistical`` entry: the black-box audit with the entry's budget (or a ladder ending there)."""
-    budget = entry.budget(mode)
-    pairs = build_pairs(entry, seed)
-    options = entry.audit_options()
-    if budget.search_samples is not None:
-        options["search_samples"] = budget.search_samples
-    details: dict[str, Any] = {}
-    if sequential:
-        from dpverify.statistical.sequential import audit_sequential
-
-        ladder = audit_sequential(mechanism, pairs, entry.claim.epsilon, entry.claim.delta,
-                                  samples=budget.samples, seed=seed, workers=workers, **options)
-        result = ladder.last
-        details["sequential"] = {k: v for k, v in ladder.to_dict().items() if k != "last"}
-        bound = ladder.epsilon_lower_bound
-    else:
-        result = audit(mechanism, pairs, entry.claim.epsilon, entry.claim.delta,
-                       samples=budget.samples, seed=seed, workers=workers, **options)
-        bound = result.epsilon_lower_bound
-    if result.loss_histogram is not None:
-        details["loss_histogram"] = result.loss_histogram
-    seconds = time.perf_counter() - t0
-    outcome = "violation" if result.violation else "pass"
-    witness = None if result.witness is None else result.witness.to_dict()
-    return _outcome(
-        entry, mode, seed, outcome=outcome, matched=outcome == entry.expect,
-        epsilon_lower_bound=float(bound), samples=int(result.samples),
-        search_samples=int(result.search_samples), seconds=seconds, witness=witness, result=result,
-        details=details or None,
-    )
-
-
-def _built_input(entry: Entry, value: Any) -> Any:
+def built_input(entry: Entry, value: Any) -> Any:
     """``value`` itself, or what its builder returns (an entry's input, pairs or utilities)."""
     return value(entry.where, entry.import_paths) if isinstance(value, Builder) else value
-
-
-def _run_exact(entry: Entry, mechanism: Any, mode: str, seed: int, t0: float) -> EntryOutcome:
-    """An ``exact`` entry: exact losses on its pairs, or the worst pair of a search."""
-    from dpverify.exact.loss import exact_audit
-    from dpverify.code_checks.worst_pair import worst_pair_search
-
-    if entry.search is not None:
-        assert entry.relation is not None
-        opts = dict(entry.search)
-        opts.setdefault("seed", seed)
-        result = worst_pair_search(mechanism, entry.relation.build(), _built_input(entry, entry.input),
-                                   entry.claim.epsilon, entry.claim.delta, **opts)
-        loss, label, evaluations = result.result.loss, result.label, result.evaluations
-    else:
-        result = exact_audit(mechanism, build_pairs(entry, seed), entry.claim.epsilon, entry.claim.delta)
-        loss, label, evaluations = result.worst.loss, result.worst.label, result.evaluations
-    outcome = "violation" if result.violation else "pass"
-    witness = {"pair_label": label, "output": loss.to_dict()["output"], "log_p0": loss.log_p0,
-               "log_p1": loss.log_p1, "exact_epsilon": loss.epsilon, "delta_at_claim": result.delta_at_claim}
-    return _outcome(entry, mode, seed, outcome=outcome, matched=outcome == entry.expect,
-                    epsilon_lower_bound=float(result.epsilon), samples=None, search_samples=evaluations,
-                    seconds=time.perf_counter() - t0, witness=witness, details=result.to_dict(), result=result)
-
-
-def _run_em(entry: Entry, mechanism: Any, mode: str, seed: int, t0: float) -> EntryOutcome:
-    """An ``em`` entry: goodness of fit of the sampler's frequencies to ``softmax(ε·u/(2Δu))``."""
-    from dpverify.exact.em_check import check_exponential_mechanism
-
-    budget = entry.budget(mode)
-    x = _built_input(entry, entry.input)
-    u = x if entry.utilities is None else _built_input(entry, entry.utilities)
-    opts = {} if entry.alpha is None else {"alpha": entry.alpha}
-    result = check_exponential_mechanism(mechanism, u, entry.claim.epsilon, entry.sensitivity or 1.0,
-                                         samples=budget.samples, seed=seed, input=x, **opts)
-    outcome = "pass" if result.consistent else "violation"
-    return _outcome(entry, mode, seed, outcome=outcome, matched=outcome == entry.expect, samples=budget.samples,
-                    search_samples=None, seconds=time.perf_counter() - t0, details=result.to_dict(),
-                    result=result)
-
-
-def _run_sensitivity(entry: Entry, function: Any, mode: str, seed: int, t0: float) -> EntryOutcome:
-    """A ``sensitivity`` entry: the largest change of the function found under the relation, against the claim."""
-    from dpverify.code_checks.sensitivity import check_sensitivity
-
-    assert entry.relation is not None and entry.claim.sensitivity is not None
-    opts = dict(entry.search or {})
-    opts.setdefault("seed", seed % 2**32)
-    opts.setdefault("random_pairs", entry.random_pairs)
-    x = None if entry.input is None else _built_input(entry, entry.input)
-    pairs = () if entry.pairs is None else list(_built_input(entry, entry.pairs))
-    result = check_sensitivity(function, entry.claim.sensitivity, entry.relation.build(), x,
-                               norm=entry.claim.norm or "l1", pairs=pairs, **opts)
-    outcome = "violation" if result.violation else "pass"
-    details = result.to_dict()
-    return _outcome(entry, mode, seed, outcome=outcome, matched=outcome == entry.expect, samples=None,
-                    search_samples=result.evaluations, seconds=time.perf_counter() - t0,
-                    witness=details["witness"], details=details, result=result)
-
-
-def _run_replay(entry: Entry, mechanism: Any, mode: str, seed: int, t0: float) -> EntryOutcome:
-    """A ``replay`` entry: frozen-noise replay of the mechanism's declared steps on the entry's pairs."""
-    from dpverify.code_checks.replay import frozen_noise_replay
-
-    result = frozen_noise_replay(mechanism, build_pairs(entry, seed), samples=entry.runs, seed=seed)
-    outcome = "violation" if result.violation else "pass"
-    details = result.to_dict()
-    return _outcome(entry, mode, seed, outcome=outcome, matched=outcome == entry.expect, samples=entry.runs,
-                    search_samples=None, seconds=time.perf_counter() - t0, witness=details["witness"],
-                    details=details, result=result)
-
-
-def _run_ledger(entry: Entry, mechanism: Any, mode: str, seed: int, t0: float) -> EntryOutcome:
-    """A ``ledger`` entry: the charges of ``runs`` runs on the entry's input, recomposed against the claim."""
-    from dpverify.code_checks.ledger import check_ledger
-
-    assert entry.claim.epsilon is not None
-    result = check_ledger(mechanism, _built_input(entry, entry.input), entry.claim.epsilon, entry.claim.delta,
-                          runs=entry.runs, seed=seed)
-    outcome = "violation" if result.violation else "pass"
-    return _outcome(entry, mode, seed, outcome=outcome, matched=outcome == entry.expect, samples=entry.runs,
-                    search_samples=None, seconds=time.perf_counter() - t0, details=result.to_dict(),
-                    result=result)
-
-
-def _theorem_factory(entry: Entry) -> Callable[..., Any]:
-    factory = resolve(entry.mechanism, where=entry.where, search_paths=entry.import_paths)
-    if not callable(factory):
-        raise SuiteError(f"{entry.where}: {entry.mechanism} is a {type(factory).__name__}, not a theorem class")
-    return factory
-
-
-def _theorem_instance(entry: Entry) -> Any:
-    """The theorem object of an entry (at the first sweep value, if it sweeps): a SuiteError names bad params."""
-    params = dict(entry.params)
-    if entry.sweep is not None:
-        params[entry.sweep[0]] = entry.sweep[1][0]
-    try:
-        return _theorem_factory(entry)(**params)
-    except DPVerifyError:
-        raise
-    except Exception as exc:  # noqa: BLE001 -- bad parameters, named
-        raise SuiteError(f"{entry.where}: {entry.mechanism}(**{params!r}) raised {type(exc).__name__}: {exc}; "
-                         "fix params") from None
-
-
-def _run_theorem(entry: Entry, mode: str, seed: int, t0: float, workers: int | None) -> EntryOutcome:
-    """A ``theorem`` entry: the Monte Carlo check of the theorem (or of its sweep), verdict against ``expect``."""
-    from dpverify.theorems.check import DEFAULT_BATCH_SIZE, check_sweep, check_theorem
-
-    runs = entry.budget(mode).samples
-    opts: dict[str, Any] = dict(runs=runs, seed=seed, workers=workers,
-                                batch_size=entry.batch_size or DEFAULT_BATCH_SIZE)
-    if entry.alpha is not None:
-        opts["alpha"] = entry.alpha
-    if entry.sweep is not None:
-        result: Any = check_sweep(_theorem_factory(entry), entry.params, entry.sweep[0], entry.sweep[1], **opts)
-    else:
-        result = check_theorem(_theorem_instance(entry), **opts)
-    details = result.to_dict()
-    witness = None if result.counterexample is None else {"counterexample": details["counterexample"]}
-    return _outcome(entry, mode, seed, outcome=result.verdict, matched=result.verdict == entry.expect,
-                    samples=runs, search_samples=None, seconds=time.perf_counter() - t0, witness=witness,
-                    details=details, result=result)
 
 
 def run_suites(

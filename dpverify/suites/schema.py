@@ -126,8 +126,14 @@ def _relation(value: Any, where: str) -> Relation:
     if kind is None:
         raise suite_error(where, "relation.kind", "missing", fix_kind)
     if kind not in RELATION_KINDS:
-        raise suite_error(where, "relation.kind", f"unknown relation kind {kind!r}",
-                   f"use one of: {', '.join(RELATION_KINDS)}")
+        from dpverify.neighbours import relation_names
+
+        if kind not in relation_names():
+            raise suite_error(where, "relation.kind", f"unknown relation kind {kind!r}",
+                              f"use one of: {', '.join(relation_names())} (a user relation is registered with "
+                              f"dpverify.neighbours.register_relation in a module listed in [suite] plugins)")
+        params = {k: _convert_value(v, where, f"relation.{k}") for k, v in value.items() if k != "kind"}
+        return Relation(kind=kind, params=params)
     if kind in ("linf", "l1"):
         check_keys(value, ("kind", "radius"), where, f"relation '{kind}'")
         radius = value.get("radius")

@@ -8,13 +8,14 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
+from hypothesis import assume
 from hypothesis import strategies as st
 from hypothesis.strategies import SearchStrategy
 
 from dpverify.errors import InputError
-from dpverify.neighbours import AddRemoveOne, L1Neighbours, LInfNeighbours, Pair, ReplaceOne
+from dpverify.neighbours import AddRemoveOne, L1Neighbours, LInfNeighbours, NeighbourRelation, Pair, ReplaceOne
 from dpverify.neighbours.base import is_weighted
-from dpverify.testing.strategies.arguments import check_bool, check_domain, check_positive, check_sizes, check_special, is_int
+from dpverify.testing.strategies.arguments import DrawFn, check_bool, check_domain, check_positive, check_sizes, check_special, is_int
 from dpverify.testing.strategies.values import RecordSpec
 from dpverify.testing.strategies.dataset_pairs import add_remove_around, add_remove_generated, check_base_dataset, replace_around, replace_generated
 from dpverify.testing.strategies.vector_pairs import VectorSource, draw_vector_pair, shifted_weights, vector_source
@@ -65,10 +66,38 @@ def neighbour_pairs(
         return _vector_neighbour_pairs(relation, x, domain, special, nonfinite, base_radius)
     if isinstance(relation, (AddRemoveOne, ReplaceOne)):
         return _dataset_neighbour_pairs(relation, x, domain, min_size, max_size, special, nonfinite, base_radius)
+    if isinstance(relation, NeighbourRelation):
+        return _relation_pairs(relation, x)
     raise InputError(
-        f"neighbour_pairs: relation must be one of LInfNeighbours, L1Neighbours, AddRemoveOne or ReplaceOne "
-        f"(from dpverify.neighbours), got {type(relation).__name__}: {relation!r}."
+        f"neighbour_pairs: relation must be a dpverify.neighbours.NeighbourRelation (LInfNeighbours, L1Neighbours, "
+        f"AddRemoveOne, ReplaceOne or a subclass of your own), got {type(relation).__name__}: {relation!r}."
     )
+
+
+def _relation_pairs(relation: NeighbourRelation, x: Any) -> SearchStrategy[Pair]:
+    """Pairs of any other relation, through its public methods only: around a base drawn from ``x`` (an input or a
+    strategy of inputs), either one of ``relation.patterns(base)`` or ``relation.random_pairs(base, 1, seed)`` with a
+    drawn seed.  Every pair is checked with ``relation.contains``."""
+    if x is None:
+        raise InputError(f"neighbour_pairs: {type(relation).__name__} is not a built-in relation, so pairs are drawn "
+                         f"around a base input: pass x (an input, or a Hypothesis strategy of inputs)")
+    base = x if isinstance(x, SearchStrategy) else st.just(x)
+
+    @st.composite
+    def pairs(draw: DrawFn) -> Pair:
+        b = draw(base)
+        if draw(st.booleans()):
+            patterns = relation.patterns(b)
+            if patterns:
+                return draw(st.sampled_from(patterns))
+        drawn = relation.random_pairs(b, 1, draw(st.integers(0, 2**32 - 1)))
+        assume(len(drawn) == 1)
+        if not relation.contains(drawn[0].x0, drawn[0].x1):
+            raise InputError(f"neighbour_pairs: {type(relation).__name__}.random_pairs returned a pair that its own "
+                             f"contains() rejects: {drawn[0].label}")
+        return drawn[0]
+
+    return pairs()
 
 
 def _vector_neighbour_pairs(
