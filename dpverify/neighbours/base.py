@@ -179,7 +179,7 @@ def first_nonfinite(a: np.ndarray) -> tuple[int, ...] | None:
 class NeighbourRelation(abc.ABC):
     """Common interface of all neighbour relations (see the module docstring).
 
-    Subclasses implement :attr:`name`, :meth:`_reason_not_neighbours`, :meth:`patterns`,
+    Subclasses implement :attr:`name`, :meth:`reason_not_neighbours`, :meth:`patterns`,
     :meth:`random_pairs` and the three distance bounds.
     """
 
@@ -192,7 +192,7 @@ class NeighbourRelation(abc.ABC):
         return self.name
 
     @abc.abstractmethod
-    def _reason_not_neighbours(self, x0: Any, x1: Any) -> str | None:
+    def reason_not_neighbours(self, x0: Any, x1: Any) -> str | None:
         """``None`` if ``x0 ~ x1``, otherwise why not.  Raises InputError for malformed inputs."""
 
     def contains(self, x0: Any, x1: Any) -> bool:
@@ -201,11 +201,11 @@ class NeighbourRelation(abc.ABC):
         Raises :class:`InputError` for malformed inputs (empty, NaN/inf, wrong dimensionality);
         returns ``False`` for well-formed inputs that are simply not neighbours.
         """
-        return self._reason_not_neighbours(x0, x1) is None
+        return self.reason_not_neighbours(x0, x1) is None
 
     def validate_pair(self, x0: Any, x1: Any) -> None:
         """Raise :class:`InputError` explaining why ``(x0, x1)`` is not a neighbour pair, if it is not."""
-        reason = self._reason_not_neighbours(x0, x1)
+        reason = self.reason_not_neighbours(x0, x1)
         if reason is not None:
             raise InputError(f"not neighbours under {self.name}: {reason}")
 

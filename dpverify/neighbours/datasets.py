@@ -178,7 +178,7 @@ class AddRemoveOne(_DatasetRelation):
             return "add/remove one record"
         return f"add/remove one record ({len(self.candidates)} candidates)"
 
-    def _reason_not_neighbours(self, x0: Any, x1: Any) -> str | None:
+    def reason_not_neighbours(self, x0: Any, x1: Any) -> str | None:
         a, b = self._pair_datasets(x0, x1)
         why = _record_shape_reason(a, b)
         if why is not None:
@@ -250,7 +250,7 @@ class ReplaceOne(_DatasetRelation):
             return "replace one record"
         return f"replace one record ({len(self.candidates)} candidates)"
 
-    def _reason_not_neighbours(self, x0: Any, x1: Any) -> str | None:
+    def reason_not_neighbours(self, x0: Any, x1: Any) -> str | None:
         a, b = self._pair_datasets(x0, x1)
         why = _record_shape_reason(a, b)
         if why is not None:

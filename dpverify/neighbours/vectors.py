@@ -108,7 +108,7 @@ class _VectorRelation(NeighbourRelation):
     @abc.abstractmethod
     def _scale(self, a: np.ndarray, b: np.ndarray) -> float: ...
 
-    def _reason_not_neighbours(self, x0: Any, x1: Any) -> str | None:
+    def reason_not_neighbours(self, x0: Any, x1: Any) -> str | None:
         v0, v1 = self._pair_vectors(x0, x1)
         if v0.weighted and type(x0) is not type(x1):
             return f"x0 is a {type(x0).__name__} but x1 is a {type(x1).__name__}"

@@ -13,9 +13,10 @@ from typing import Any
 
 from dpverify.errors import SuiteError
 
-__all__ = ["IMPORT_RE", "resolve"]
+__all__ = ["IMPORT_RE", "MODULE_RE", "resolve", "load_plugins"]
 
 #: ``"package.module:attribute"`` with a dotted attribute allowed.
+MODULE_RE = re.compile(r"^[A-Za-z_]\w*(\.[A-Za-z_]\w*)*$")
 IMPORT_RE = re.compile(r"^[A-Za-z_]\w*(\.[A-Za-z_]\w*)*:[A-Za-z_]\w*(\.[A-Za-z_]\w*)*$")
 
 
@@ -65,3 +66,25 @@ def resolve(import_path: str, *, where: str | None = None, search_paths: Sequenc
                              f"'{part}'; {hint}") from None
         done = f"{done}{part}" if done.endswith(":") else f"{done}.{part}"
     return obj
+
+
+def load_plugins(modules: Sequence[str], *, where: str | None = None, search_paths: Sequence[str | Path] = ()) -> None:
+    """Import the plugin ``modules`` a suite lists (``[suite] plugins``): modules that register check kinds
+    (:func:`dpverify.suites.kinds.register_kind`) or neighbour relations
+    (:func:`dpverify.neighbours.register_relation`) when imported.  Importing twice is free; every failure is a
+    :class:`SuiteError` naming the module."""
+    ctx = f"{where}: key 'plugins'" if where else "plugins"
+    for p in search_paths:
+        s = str(p)
+        if s not in sys.path:
+            sys.path.insert(0, s)
+    for name in modules:
+        if not isinstance(name, str) or not MODULE_RE.match(name):
+            raise SuiteError(f"{ctx}: {name!r} is not a module name; write e.g. plugins = [\"my_package.dp_kinds\"]")
+        try:
+            importlib.import_module(name)
+        except SuiteError:
+            raise
+        except Exception as exc:  # noqa: BLE001 -- a failing plugin is a suite error, named
+            raise SuiteError(f"{ctx}: importing plugin {name!r} failed with {type(exc).__name__}: {exc}; check the "
+                             f"module name and the suite's import_paths") from None

@@ -4,12 +4,14 @@
 
 from __future__ import annotations
 
+import dataclasses
 import tomllib
 from collections.abc import Iterable
 from pathlib import Path
 
 
 from dpverify.errors import SuiteError
+from dpverify.suites.imports import load_plugins
 from dpverify.suites.model import Budget, DEFAULT_BUDGETS, Entry, ID_RE, MODES, SUITE_KEYS, Suite
 from dpverify.suites.schema import check_keys, parse_budget, parse_entry, suite_error
 
@@ -50,6 +52,11 @@ def load_suite(path: str | Path) -> Suite:
         raise suite_error(where, "import_paths", f"expected a list of directory strings, got {raw_paths!r}",
                    'write import_paths = [".."] (relative to the suite file)')
     import_paths = tuple((path.parent / p).resolve() for p in raw_paths)
+    plugins = head.get("plugins", [])
+    if not isinstance(plugins, list) or not all(isinstance(p, str) for p in plugins):
+        raise suite_error(where, "plugins", f"expected a list of module names, got {plugins!r}",
+                          'write plugins = ["my_package.dp_kinds"] (modules that register check kinds or relations)')
+    load_plugins(plugins, where=where, search_paths=import_paths)
     budgets = {
         mode: parse_budget(head.get(mode), where, mode, Budget(*DEFAULT_BUDGETS[mode])) for mode in MODES
     }
@@ -61,6 +68,8 @@ def load_suite(path: str | Path) -> Suite:
     seen: dict[str, int] = {}
     for i, raw in enumerate(raw_entries):
         entry = parse_entry(raw, i, name, path, budgets, import_paths)
+        if plugins:
+            entry = dataclasses.replace(entry, plugins=tuple(plugins))
         if entry.id in seen:
             raise suite_error(entry.where, "id",
                        f"duplicate id (entries #{seen[entry.id] + 1} and #{i + 1})",

@@ -35,7 +35,7 @@ DEFAULT_BUDGETS: dict[str, tuple[int, int | None]] = {
     "full": (1_000_000, None),
 }
 
-SUITE_KEYS = ("name", "description", "default", "import_paths", "quick", "full")
+SUITE_KEYS = ("name", "description", "default", "import_paths", "plugins", "quick", "full")
 ENTRY_KEYS = (
     "id", "kind", "mechanism", "params", "claim", "expect", "true_epsilon", "description",
     "pairs", "input", "relation", "random_pairs", "search", "utilities", "sensitivity",
@@ -164,6 +164,8 @@ class Entry:
     import_paths: tuple[Path, ...] = ()
     runs: int = DEFAULT_REPLAY_RUNS
     sweep: tuple[str, tuple[Any, ...]] | None = None
+    options: dict[str, Any] | None = None
+    plugins: tuple[str, ...] = ()
 
     @property
     def name(self) -> str:

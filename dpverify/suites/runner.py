@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from dpverify.errors import DPVerifyError, SuiteError
-from dpverify.suites.imports import resolve
+from dpverify.suites.imports import load_plugins, resolve
 from dpverify.suites.model import Builder, Entry, EntryOutcome, MODES, Suite
 from dpverify.suites.kinds import RunContext, get_kind, make_outcome
 from dpverify.suites.schema import is_int, suite_error
@@ -176,6 +176,8 @@ def run_entry(entry: Entry, mode: str = "quick", run_seed: int = 0, workers: int
     t0 = time.perf_counter()
     ctx = RunContext(mode=mode, seed=seed, t0=t0, workers=workers, sequential=sequential)
     try:
+        if entry.plugins:  # a worker process that did not load the suite file registers the entry's plugins here
+            load_plugins(entry.plugins, where=entry.where, search_paths=entry.import_paths)
         return get_kind(entry.kind).run(entry, ctx)
     except DPVerifyError as exc:
         return make_outcome(entry, ctx, outcome="error", matched=False, error=str(exc))

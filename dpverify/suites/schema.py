@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from dpverify.errors import SuiteError
+from dpverify.errors import DPVerifyError, SuiteError
 from dpverify.suites.imports import IMPORT_RE
 from dpverify.suites.model import AUDIT_OPTION_KEYS, Budget, Builder, Claim, DEFAULT_LEDGER_RUNS, DEFAULT_REPLAY_RUNS, ENTRY_KEYS, EXPECTATIONS, Entry, ID_RE, NORMS, RELATION_KINDS, REQUIRED_ENTRY_KEYS, Relation, SUPPORTED_KINDS, THEOREM_EXPECTATIONS
 
@@ -210,6 +210,8 @@ def parse_entry(raw: Any, index: int, suite: str, path: Path, budgets: dict[str,
             raise suite_error(where, "id", f"invalid id {eid!r}",
                        "use letters, digits and _ . + - (no spaces or '/'), e.g. id = \"laplace-eps1\"")
         where = f"{path}: entry '{eid}'"
+    if isinstance(raw.get("kind"), str) and raw["kind"] not in SUPPORTED_KINDS:
+        return _registered_kind_entry(raw, suite, path, where, budgets, import_paths)
     check_keys(raw, ENTRY_KEYS, where, "[[entry]]")
     raw = _function_alias(raw, where)
     for key in REQUIRED_ENTRY_KEYS:
@@ -333,6 +335,73 @@ def parse_entry(raw: Any, index: int, suite: str, path: Path, budgets: dict[str,
         search=search, utilities=utilities, sensitivity=sensitivity,
         alpha=None if alpha is None else float(alpha), nan_policy=nan_policy, float_bits=float_bits,
         finalists=raw.get("finalists"), batch_size=raw.get("batch_size"), import_paths=import_paths,
+    )
+
+
+#: The keys every entry of a registered (non-built-in) kind may take, besides the kind's own ``keys``.
+REGISTERED_KIND_KEYS = ("id", "kind", "mechanism", "params", "claim", "expect", "description", "true_epsilon",
+                        "pairs", "input", "relation", "random_pairs", "alpha", "quick", "full")
+
+
+def _registered_kind_entry(raw: dict[str, Any], suite: str, path: Path, where: str, budgets: dict[str, Budget],
+                           import_paths: tuple[Path, ...]) -> Entry:
+    """An entry of a kind registered with :func:`dpverify.suites.kinds.register_kind`: the common keys validated
+    here, the kind's own keys by its ``validate`` (into ``Entry.options``)."""
+    from dpverify.suites.kinds import get_kind, kind_names
+
+    name = raw["kind"]
+    if name not in kind_names():
+        raise suite_error(where, "kind", f"kind {name!r} is not supported",
+                          f"supported kinds: {', '.join(kind_names())} (a kind of your own is registered with "
+                          f"dpverify.suites.kinds.register_kind in a module listed under [suite] plugins)")
+    kind = get_kind(name)
+    check_keys(raw, REGISTERED_KIND_KEYS + kind.keys, where, f"[[entry]] of kind '{name}'")
+    required = ("id", "mechanism", "expect") + (("claim",) if kind.needs_claim else ()) + kind.required
+    for key in required:
+        if key not in raw:
+            raise suite_error(where, key, f"missing required key of a '{name}' entry",
+                              f"add {key} = ... (see the documentation of the '{name}' kind)")
+    mech = raw["mechanism"]
+    if not isinstance(mech, str) or not IMPORT_RE.match(mech):
+        raise suite_error(where, "mechanism", f"expected an import path \"module:attribute\", got {mech!r}",
+                          'write e.g. mechanism = "my_package.my_module:MyMechanism"')
+    params = raw.get("params", {})
+    if not isinstance(params, dict):
+        raise suite_error(where, "params", f"expected a table, got {params!r}", "write params = { epsilon = 0.1 }")
+    params = {k: _convert_value(v, where, f"params.{k}") if isinstance(v, list) else v for k, v in params.items()}
+    expect = raw["expect"]
+    if expect not in kind.expectations:
+        raise suite_error(where, "expect", f"unknown expectation {expect!r} for a '{name}' entry",
+                          f"write expect = one of {', '.join(repr(e) for e in kind.expectations)}")
+    description = raw.get("description", "")
+    if not isinstance(description, str):
+        raise suite_error(where, "description", f"expected a string, got {description!r}", 'write description = "..."')
+    pairs = _pairs(raw["pairs"], where) if "pairs" in raw else None
+    inp = _value_or_builder(raw["input"], where, "input") if "input" in raw else None
+    relation = _relation(raw["relation"], where) if "relation" in raw else None
+    random_pairs = raw.get("random_pairs", 0)
+    if not is_int(random_pairs) or random_pairs < 0:
+        raise suite_error(where, "random_pairs", f"expected an integer >= 0, got {random_pairs!r}",
+                          "write random_pairs = 10")
+    alpha = raw.get("alpha")
+    if alpha is not None and (not _is_number(alpha) or not 0 < alpha < 1):
+        raise suite_error(where, "alpha", f"expected a number in (0, 1), got {alpha!r}", "write alpha = 0.05")
+    options = {k: _convert_value(raw[k], where, k) for k in kind.keys if k in raw}
+    if kind.validate is not None:
+        try:
+            options = dict(kind.validate(options, where))
+        except SuiteError:
+            raise
+        except DPVerifyError as exc:
+            raise SuiteError(f"{where}: {exc}") from None
+    claim = _claim(raw["claim"], where, "statistical") if "claim" in raw else Claim(epsilon=None)
+    return Entry(
+        suite=suite, path=path, id=raw["id"], kind=name, mechanism=mech, params=params, claim=claim, expect=expect,
+        quick=parse_budget(raw.get("quick"), where, "quick", budgets["quick"]),
+        full=parse_budget(raw.get("full"), where, "full", budgets["full"]),
+        true_epsilon=_true_epsilon(raw.get("true_epsilon"), where), description=description,
+        pairs=pairs, input=inp, relation=relation, random_pairs=random_pairs,
+        alpha=None if alpha is None else float(alpha), import_paths=import_paths, options=options,
     )
 
 
