@@ -37,7 +37,7 @@ from dpverify.statistical.contract import check_batches_distinct, check_pairs_di
 from dpverify._validation import check_count, check_real, root_entropy
 from dpverify.errors import InputError, MechanismError
 from dpverify.statistical.atoms import row_hashes
-from dpverify.statistical.search import Candidate, atom_candidates, rank_candidates, search_events
+from dpverify.statistical.search import Candidate, EventFamily, atom_candidates, rank_candidates, search_events
 from dpverify.neighbours import Pair, as_pairs
 from dpverify.statistical.privacy_loss import loss_histogram
 from dpverify.statistical.result import AuditResult, EventTest, Witness
@@ -116,6 +116,7 @@ class _PairSearch:
     nan_outcome: bool
     entropy: int
     sweep: tuple[Task, ...] = ()
+    families: tuple[EventFamily, ...] = ()
 
     @property
     def n(self) -> int:
@@ -147,7 +148,8 @@ def _search_pair(job: _PairSearch, run: Callable[[Sequence[Task]], list[Any]] | 
     rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence(job.entropy, spawn_key=(2, job.pair_index))))
     with single_threaded_libraries():
         found, scored, kind = search_events(o0, o1, n_test=job.n_test, z=job.z, delta=job.delta,
-                                            float_bits=job.float_bits, nan_outcome=job.nan_outcome, rng=rng)
+                                            float_bits=job.float_bits, nan_outcome=job.nan_outcome, rng=rng,
+                                            families=job.families)
     if job.sweep:
         swept, _ = _grouped(job.sweep, results[len(job.tasks):], signature)
         h0, h1 = (np.concatenate(swept[(job.pair_index, side)]) for side in (0, 1))
@@ -194,6 +196,7 @@ def audit(
     finalists: int = 3,
     nan_policy: str = "raise",
     float_bits: bool = False,
+    event_families: Sequence[EventFamily] = (),
     pool: WorkerPool | None = None,
 ) -> AuditResult:
     """Audit the claim that ``mechanism`` is ``(epsilon, delta)``-DP on the given neighbouring pairs.
@@ -227,11 +230,19 @@ def audit(
         ``"raise"`` (default): NaN outputs are an error; ``"outcome"``: NaN is an output value.
     float_bits
         Also search events on the low-order bits of float outputs (floating-point attacks).
+    event_families
+        Event families of your own (:data:`dpverify.statistical.search.EventFamily`: picklable callables
+        ``family(data, search)``), searched on every pair after the built-in ones; their candidates compete for the
+        finalists like every other, and the Bonferroni correction covers whatever is tested.
     pool
         A :class:`dpverify.execution.sampling.WorkerPool` to sample on, kept open by the caller across several
         audits (``workers`` is then ignored); by default the audit opens and closes its own.
     """
     t_start = time.perf_counter()
+    event_families = tuple(event_families)
+    bad = [f for f in event_families if not callable(f)]
+    if bad:
+        raise InputError(f"event_families must be callables family(data, search), got {type(bad[0]).__name__}")
     if not callable(mechanism):
         raise InputError(
             f"mechanism must be callable as mechanism(x, n, rng) -> ndarray, got {type(mechanism).__name__}"
@@ -276,7 +287,7 @@ def audit(
                                            nan_policy, SEARCH_PHASE), i, expected, samples, z, delta, float_bits,
                                nan_policy == "outcome", entropy,
                                _pair_tasks(mechanism, pair_list[i], i, n_sweep, batch_size, entropy, nan_policy,
-                                           SWEEP_PHASE) if n_sweep else ())
+                                           SWEEP_PHASE) if n_sweep else (), event_families)
 
         side_by_side = len(pair_list) > 1 and (pool.workers > 1 or pool.remote)
         if side_by_side and not pool.started:

@@ -28,6 +28,7 @@ from __future__ import annotations
 import dataclasses
 import math
 from dataclasses import dataclass, field
+from collections.abc import Sequence
 from typing import Callable
 
 import numpy as np
@@ -40,7 +41,8 @@ from dpverify.execution.sampling import single_threaded_libraries
 from dpverify.statistical.features import Column, Feature, Identity, LinearScore, LowBit, Statistic
 from dpverify.statistical.events import Event, IntervalEvent, NanEvent, RowSetEvent, ValueSetEvent, unique_rows
 
-__all__ = ["Candidate", "search_events", "rank_candidates", "atom_candidates", "monotone_log_ratio"]
+__all__ = ["Candidate", "CandidateSearch", "SearchInput", "EventFamily", "feature_events", "search_events",
+           "rank_candidates", "atom_candidates", "monotone_log_ratio"]
 
 THRESHOLD_GRID = 2000
 INTERVAL_GRID = 80
@@ -121,8 +123,11 @@ def rank_candidates(
 
 
 @dataclass
-class _Search:
-    """Selection half ``a`` and scoring half ``b`` of the search sample, and the candidates found."""
+class CandidateSearch:
+    """Selection half ``a`` and scoring half ``b`` of the search sample, and the candidates found.
+
+    An event family adds candidates with :meth:`family` (one event per index, chosen on the selection-half counts,
+    scored on the scoring half), or through :func:`feature_events` for a scalar feature of its own."""
 
     select: _Scorer
     score: _Scorer
@@ -213,7 +218,7 @@ def _in(s: NDArray, lo: NDArray, hi: NDArray) -> NDArray:
     return np.searchsorted(s, hi, "right") - np.searchsorted(s, lo, "left")
 
 
-def _scalar_feature(feature: Feature, halves: tuple[NDArray, NDArray, NDArray, NDArray], search: _Search) -> None:
+def _scalar_feature(feature: Feature, halves: tuple[NDArray, NDArray, NDArray, NDArray], search: CandidateSearch) -> None:
     """Threshold, interval and point-mass events on one scalar feature.
 
     Grids of thresholds are quantiles of the *continuous part* of the selection half plus its point
@@ -258,7 +263,7 @@ def _scalar_feature(feature: Feature, halves: tuple[NDArray, NDArray, NDArray, N
                       # continuous feature get the point-mass slot; the values of a discrete one (argmax) do not
 
 
-def _two_sided_tails(feature: Feature, pooled: NDArray, a0: NDArray, a1: NDArray, counter: Callable, search: _Search,
+def _two_sided_tails(feature: Feature, pooled: NDArray, a0: NDArray, a1: NDArray, counter: Callable, search: CandidateSearch,
                      fam: str) -> None:
     """Events ``{feature < low or feature > high}`` with both ends in the tails (:func:`_tail_grids`): the level
     sets of a loss that grows in both directions (two laws of different spread around one centre), which a
@@ -281,7 +286,7 @@ def _two_sided_tails(feature: Feature, pooled: NDArray, a0: NDArray, a1: NDArray
                   fam)
 
 
-def _prefix_unions(codes: tuple[NDArray, NDArray, NDArray, NDArray], m: int, search: _Search,
+def _prefix_unions(codes: tuple[NDArray, NDArray, NDArray, NDArray], m: int, search: CandidateSearch,
                    make: Callable[[NDArray], Event], group: str, family: str, honest: bool = False,
                    log_ratio: Callable[[NDArray, NDArray], NDArray] | None = None) -> None:
     """Prefix unions of ``m`` outcomes (codes ``0..m-1`` of the four halves' rows) ordered by likelihood ratio.
@@ -315,7 +320,7 @@ def _prefix_unions(codes: tuple[NDArray, NDArray, NDArray, NDArray], m: int, sea
                                         int(kd[at]), f"{group}/d{direction}", family))
 
 
-def _outcome_unions(halves: tuple[NDArray, NDArray, NDArray, NDArray], search: _Search) -> None:
+def _outcome_unions(halves: tuple[NDArray, NDArray, NDArray, NDArray], search: CandidateSearch) -> None:
     """StatDP's categorical events: prefix unions of the distinct outputs (:func:`_prefix_unions`)."""
     sizes = [len(h) for h in halves]
     rows = np.concatenate(halves).reshape(sum(sizes), -1)
@@ -328,7 +333,7 @@ def _outcome_unions(halves: tuple[NDArray, NDArray, NDArray, NDArray], search: _
                    "outcomes")
 
 
-def _cell_unions(halves: tuple[NDArray, NDArray, NDArray, NDArray], search: _Search) -> None:
+def _cell_unions(halves: tuple[NDArray, NDArray, NDArray, NDArray], search: CandidateSearch) -> None:
     """Conditional cells (:class:`dpverify.statistical.cells.CellPartition`, fitted on the selection half) and their prefix
     unions: the estimated level sets of the privacy loss for scalar and mixed discrete/continuous outputs."""
     part = fit_cells(halves[0], halves[1])
@@ -381,7 +386,7 @@ def atom_candidates(h0: NDArray[np.uint64], h1: NDArray[np.uint64], n_test: int,
     atoms = repeated_hashes(halves[0], halves[1])
     if len(atoms) == 0:
         return []
-    search = _Search(_Scorer(h, n_test, z, delta), _Scorer(len(h0) - h, n_test, z, delta))
+    search = CandidateSearch(_Scorer(h, n_test, z, delta), _Scorer(len(h0) - h, n_test, z, delta))
 
     def code(v: NDArray[np.uint64]) -> NDArray[np.intp]:
         idx = np.minimum(np.searchsorted(atoms, v), len(atoms) - 1)
@@ -419,6 +424,30 @@ def _learned_score(o0: NDArray, o1: NDArray, rng: np.random.Generator) -> Linear
     return LinearScore(tuple(mean), tuple(scale), tuple(model.coef_[0]), float(model.intercept_[0]))
 
 
+@dataclass(frozen=True)
+class SearchInput:
+    """What an event family sees: the four halves ``(sel0, sel1, score0, score1)`` of the search sample (outputs on
+    ``x0`` and ``x1``, selection and scoring halves), the output ``kind`` detected (``"discrete"``, ``"scalar"``,
+    ``"vector"``) and the pair's own generator ``rng`` (seeded: the same search wherever it runs)."""
+
+    halves: tuple[NDArray, NDArray, NDArray, NDArray]
+    kind: str
+    rng: np.random.Generator
+
+
+#: An event family: ``family(data, search)`` adds its candidates to ``search`` (:meth:`CandidateSearch.family`,
+#: :func:`feature_events`).  It must be picklable (a module-level function or an instance of a module-level class):
+#: pairs are searched on the worker pool.  Pass families to :func:`dpverify.audit` as ``event_families``.
+EventFamily = Callable[[SearchInput, CandidateSearch], None]
+
+
+def feature_events(feature: Feature, data: SearchInput, search: CandidateSearch) -> None:
+    """The threshold, interval, two-sided tail and point-mass events of a scalar ``feature`` (an object with
+    ``name`` and ``__call__(outputs) -> values``; :mod:`dpverify.statistical.features`), as the built-in
+    features get them."""
+    _scalar_feature(feature, data.halves, search)
+
+
 def search_events(
     o0: NDArray,
     o1: NDArray,
@@ -429,17 +458,20 @@ def search_events(
     float_bits: bool = False,
     nan_outcome: bool = False,
     rng: np.random.Generator,
+    families: Sequence[EventFamily] = (),
 ) -> tuple[list[Candidate], int, str]:
     """Search events telling ``o0`` (outputs on ``x0``) from ``o1``, in both directions.
 
     The outputs (i.i.d.) are split in a selection half and a scoring half.  Returns the best
     candidate of every family and direction with its scoring-half score, the number of events
-    considered and the output kind detected (``"discrete"``, ``"scalar"``, ``"vector"``).
+    considered and the output kind detected (``"discrete"``, ``"scalar"``, ``"vector"``).  ``families``: event
+    families of the caller's own (:data:`EventFamily`), run after the built-in ones on the same halves; their
+    candidates are ranked with everyone else's (family ``"tail"`` unless they name another).
     """
     n = len(o0)
     h = n // 2
     halves = (o0[:h], o1[:h], o0[h:], o1[h:])
-    search = _Search(_Scorer(h, n_test, z, delta), _Scorer(n - h, n_test, z, delta))
+    search = CandidateSearch(_Scorer(h, n_test, z, delta), _Scorer(n - h, n_test, z, delta))
     discrete_dtype = o0.dtype.kind in "biu"
     probe = min(h, 20_000)
     n_unique = len(unique_rows(np.concatenate([o0[:probe], o1[:probe]]))[0])
@@ -472,4 +504,8 @@ def search_events(
         ev = NanEvent()
         k = [np.array([int(ev.contains(x).sum())]) for x in halves]
         search.family(k[0], k[1], lambda i: (int(k[2][0]), int(k[3][0])), lambda i: ev, "nan", "nan")
+    if families:
+        data = SearchInput(halves, kind, rng)
+        for fam in families:
+            fam(data, search)
     return search.out, search.scored, kind

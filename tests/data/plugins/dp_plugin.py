@@ -136,3 +136,39 @@ def first_coordinate(x: Any, n: int, rng: np.random.Generator, *, scale: float =
 def noisy_sum(x: Any, n: int, rng: np.random.Generator, *, scale: float = 1.0) -> np.ndarray:
     """Laplace noise on the sum: invariant under swaps (the two outputs have one law; true ε = 0)."""
     return float(np.sum(x)) + rng.laplace(0.0, scale, size=n)
+
+
+class Difference:
+    """A scalar feature of vector outputs: ``out[:, i] − out[:, j]``."""
+
+    def __init__(self, i: int, j: int) -> None:
+        self.i, self.j = i, j
+        self.name = f"diff(out[{i}]-out[{j}])"
+
+    def __call__(self, out: np.ndarray) -> np.ndarray:
+        out = np.asarray(out, dtype=float)
+        return out[:, self.i] - out[:, self.j]
+
+
+class PairwiseDifferences:
+    """An event family of the user's own: thresholds of every pairwise coordinate difference of a vector output
+    (first ``limit`` coordinates).  Module-level and picklable, so the audit can search pairs on its workers."""
+
+    def __init__(self, limit: int = 4) -> None:
+        self.limit = limit
+
+    def __call__(self, data: Any, search: Any) -> None:
+        from dpverify.statistical.search import feature_events
+
+        if data.kind != "vector":
+            return
+        k = min(self.limit, data.halves[0].shape[1])
+        for i in range(k):
+            for j in range(i + 1, k):
+                feature_events(Difference(i, j), data, search)
+
+
+def opposite_moves(x: Any, n: int, rng: np.random.Generator, *, scale: float = 1.0) -> np.ndarray:
+    """Laplace noise on every coordinate of ``x`` (a vector)."""
+    x = np.asarray(x, dtype=float)
+    return x + rng.laplace(0.0, scale, size=(n, len(x)))
