@@ -1,4 +1,4 @@
-"""Tests of :func:`dpverify.check_exponential_mechanism` (DESIGN.md, check 4a).
+"""Tests of :func:`dpverify.check_exponential_mechanism` (docs/architecture.md; the catalogue's EM checks).
 
 Every statistical assertion uses a FIXED seed and states its error level; the outcomes are
 deterministic (no retries):

@@ -1,5 +1,5 @@
-"""The ``dpverify`` command line: ``run``, ``certify``, ``compare``, ``reproduce`` (``main``), its progress display
-(``progress``) and the registry of paper reproductions (``reproduce``)."""
+"""The ``dpverify`` command line: ``run``, ``list``, ``certify``, ``compare``, ``reproduce``, ``bench``
+(``commands``), its progress display (``progress``) and the registry of paper reproductions (``reproduce``)."""
 
 from dpverify.cli.commands import main
 

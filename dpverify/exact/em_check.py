@@ -1,4 +1,4 @@
-"""Goodness-of-fit check of a sampler that claims to be the exponential mechanism (DESIGN.md, check 4a).
+"""Goodness-of-fit check of a sampler that claims to be the exponential mechanism (docs/architecture.md; the catalogue's EM checks).
 
 The exponential mechanism (McSherry & Talwar, FOCS 2007; Dwork & Roth 2014, Definition 3.4 and
 Theorem 3.10) with utility vector ``u``, sensitivity ``Δu`` and privacy parameter ``ε`` selects
@@ -386,7 +386,7 @@ def check_exponential_mechanism(
     ----------
     sampler
         ``sampler(x, n, rng) -> ndarray`` of ``n`` integer codes, shape ``(n,)``, each an index into
-        ``utilities`` (the mechanism contract of DESIGN.md).
+        ``utilities`` (the mechanism contract of docs/architecture.md).
     utilities
         The utility vector ``u`` (one finite score per candidate) the sampler claims to use.
     epsilon, sensitivity

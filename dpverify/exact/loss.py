@@ -559,7 +559,7 @@ class EMRatioResult:
 def em_exact_ratios(utility: Callable[[Any], Any], pairs: Any, epsilon: float, sensitivity: float, *,
                     factor: float = 2.0, relation: Any = None) -> EMRatioResult:
     """Exact loss of the EM with utility function ``utility(x) -> vector over candidates`` on ``pairs``, and the
-    largest utility change across them (DESIGN.md "Kinds of check" 4b).  ``factor = 1`` checks the form
+    largest utility change across them (the exact EM ratio check).  ``factor = 1`` checks the form
     without the 2 (seed 004 Def. 4 as printed)."""
     from dpverify.neighbours import as_pairs
 

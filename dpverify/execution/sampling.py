@@ -3,7 +3,7 @@
 Every batch of outputs gets its own ``numpy.random.SeedSequence`` built from the audit's root entropy
 and the batch's coordinates ``(phase, pair, side, batch)``; batches have a fixed size that does not
 depend on the number of workers.  A given seed therefore produces the same outputs, hence the same
-report, on one worker or many (DESIGN.md, "Reliability rules").
+report, on one worker or many (docs/architecture.md, "Contracts the checks rely on").
 
 The mechanism contract is enforced here: ``mechanism(x, n, rng)`` must return an array whose first
 axis has length ``n``, of a numeric dtype, with the same trailing shape and dtype on every call.

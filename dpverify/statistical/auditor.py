@@ -204,7 +204,7 @@ def audit(
     Parameters
     ----------
     mechanism
-        ``mechanism(x, n, rng) -> ndarray`` with ``n`` rows (DESIGN.md contract); it must be
+        ``mechanism(x, n, rng) -> ndarray`` with ``n`` rows (the contract of docs/architecture.md); it must be
         picklable (module level) to run on several workers.
     pairs
         Neighbouring inputs: :class:`dpverify.neighbours.Pair` objects or ``(x0, x1)`` tuples, e.g.

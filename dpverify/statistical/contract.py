@@ -15,7 +15,7 @@ each turned into an error that names the fix:
   multiple-testing budget, and a user who meant two neighbours made a mistake that must not pass as "no
   violation".
 
-DESIGN.md, "The contracts everything hangs on": the mechanism draws *all* its randomness from ``rng``.
+docs/architecture.md, "Contracts the checks rely on": the mechanism draws *all* its randomness from ``rng``.
 """
 
 from __future__ import annotations
