@@ -39,7 +39,7 @@ ORDER = {"violated": 0, "error": 1, "inconclusive": 2, "holds": 3}
 INTRO = """# Utility theorems, checked by Monte Carlo
 
 Every utility theorem of the seed papers that issue 7 lists, checked against the algorithms as coded in
-`algorithms/` by `dpverify.check_theorem` (protocol: `dpverify/theorem.py`; the theorems:
+`algorithms/` by `dpverify.check_theorem` (protocol: `dpverify/theorems/check.py`; the theorems:
 `algorithms/theorems/`; the suites: `audits/theorems_*.toml`).  A verdict is `holds` when the whole
 confidence interval of the estimate lies on the claimed side of the bound, `violated` when it lies on the other
 side, `inconclusive` otherwise; swept entries test each point at `alpha / points` (Bonferroni).  `holds` is
