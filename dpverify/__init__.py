@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 # the package -- e.g. pytest loading the dpverify plugin in another project -- does not pull in scipy.
 _EXPORTS: dict[str, str] = {
     "assert_private": "dpverify.testing.asserts", "assert_theorem": "dpverify.testing.asserts",
+    "check_mechanism": "dpverify.testing.battery", "MechanismChecks": "dpverify.testing.battery",
     "audit": "dpverify.statistical.auditor",
     "EMCheckResult": "dpverify.exact.em_check", "check_exponential_mechanism": "dpverify.exact.em_check",
     "DPVerifyError": "dpverify.errors", "InputError": "dpverify.errors", "MechanismError": "dpverify.errors",
@@ -37,6 +38,7 @@ _EXPORTS: dict[str, str] = {
 
 if TYPE_CHECKING:  # static checkers see the eager imports
     from dpverify.testing.asserts import assert_private, assert_theorem  # noqa: F401
+    from dpverify.testing.battery import MechanismChecks, check_mechanism  # noqa: F401
     from dpverify.statistical.auditor import audit  # noqa: F401
     from dpverify.exact.em_check import EMCheckResult, check_exponential_mechanism  # noqa: F401
     from dpverify.errors import DPVerifyError, InputError, MechanismError, SuiteError  # noqa: F401
@@ -72,6 +74,8 @@ __all__ = [
     "SequentialResult",
     "assert_private",
     "assert_theorem",
+    "check_mechanism",
+    "MechanismChecks",
     "check_exponential_mechanism",
     "EMCheckResult",
     "check_sensitivity",
