@@ -287,7 +287,7 @@ def test_code_changes_between_certificates(tmp_path: Path) -> None:
 @pytest.mark.parametrize("content, words", [
     ("{not json", "not valid JSON"),
     ('{"schema": "other", "schema_version": 1, "entries": []}', "schema 'other' is neither"),
-    ('{"schema": "dpverify.report", "schema_version": 2, "entries": []}', "schema version 2 is not supported"),
+    ('{"schema": "dpverify.report", "schema_version": 3, "entries": []}', "schema version 3 is not supported"),
     ('{"schema": "dpverify.report", "schema_version": 1, "entries": [{"id": "x"}]}', "the file is damaged"),
 ])
 def test_load_run_record_errors(tmp_path: Path, content: str, words: str) -> None:
@@ -370,7 +370,7 @@ def test_certify_full_budgets_and_certificate(tmp_path: Path, capsys: pytest.Cap
     assert f"certificate: {tmp_path / 'certificate.json'} (full mode, every outcome as expected)" in err
     cert = json.loads((tmp_path / "certificate.json").read_text(encoding="utf-8"))
     report = json.loads((tmp_path / "report.json").read_text(encoding="utf-8"))
-    assert cert["schema"] == "dpverify.certificate" and cert["schema_version"] == 1
+    assert cert["schema"] == "dpverify.certificate" and cert["schema_version"] == 2
     assert cert["mode"] == "full" and cert["seed"] == 4 and cert["matched"] is True and cert["status"] == "complete"
     assert cert["entries"] == report["entries"] and cert["summary"] == report["summary"]
     assert cert["seeds"] == {"run": 4, "entries": {f"tiny/{i}": entry_seed(4, "tiny", i)

@@ -32,7 +32,7 @@ import mechs  # noqa: E402  (tests/data/mechs.py)
 REPORT_FILES = {"report.json", "report.md", "report.html", "plots"}
 ENTRY_KEYS = {"suite", "id", "kind", "mechanism", "claim", "expectation", "outcome", "matched",
               "epsilon_lower_bound", "true_epsilon", "samples", "search_samples", "seed", "seconds",
-              "witness", "error", "details"}
+              "witness", "error", "details", "measured"}
 
 
 @pytest.fixture
@@ -122,7 +122,7 @@ def test_run_all_match(tmp_path: Path, capsys: pytest.CaptureFixture[str], fake:
     assert all(c["workers"] == 3 for c in fake.calls)
 
     rep = read_report(out_dir)
-    assert rep["schema"] == "dpverify.report" and rep["schema_version"] == 1
+    assert rep["schema"] == "dpverify.report" and rep["schema_version"] == 2
     assert rep["status"] == "complete" and rep["mode"] == "quick" and rep["seed"] == 5 and rep["workers"] == 3
     assert rep["dpverify_version"] == report_mod.dpverify_version()
     assert rep["python"] and rep["platform"] and rep["created"].endswith("+00:00")

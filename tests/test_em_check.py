@@ -53,7 +53,7 @@ def test_no_half_bug_rejected_with_power() -> None:
     """The broken twin samples softmax(εu) -- exactly the default alternative -- so the computed
     power is the probability of this rejection; at level 1e-6 it exceeds 0.999999."""
     res = check_exponential_mechanism(ExponentialMechanismNoHalf(EPS), U, EPS, samples=100_000, seed=0)
-    assert not res.consistent and res.verdict == "deviation"
+    assert not res.consistent and res.verdict == "violation"
     assert res.pvalue < 1e-6
     assert res.power_vs_alternative >= 0.99
     assert em_power(res.expected_pmf, res.alternative_pmf, 100_000, alpha=1e-6) > 0.999999

@@ -63,6 +63,7 @@ from typing import Any, TextIO
 
 from dpverify.reporting.certify import write_certificate
 from dpverify.reporting.compare import compare_runs, load_run_record
+from dpverify.results import Measured
 from dpverify.errors import DPVerifyError, InputError
 from dpverify.cli.progress import Progress
 from dpverify.reporting.pages import write_reports
@@ -385,6 +386,14 @@ def _json_number(v: Any) -> float | None:
     return None if v is None else float(v)
 
 
+def _measured(value: Any) -> Measured | None:
+    """A record's ``measured`` (report version 2; ``None`` in version 1)."""
+    if not isinstance(value, dict) or not isinstance(value.get("name"), str):
+        return None
+    number = _json_number(value.get("value"))
+    return None if number is None else Measured(value["name"], number)
+
+
 def _kept_outcomes(report_path: Path, entries: Sequence[Entry], mode: str, seed: int, suites: Sequence[Suite],
                    err: TextIO, sequential: bool = False) -> dict[str, EntryOutcome]:
     """``--resume``: the finished entries of ``report_path`` that this invocation would produce again."""
@@ -427,7 +436,8 @@ def _kept_outcomes(report_path: Path, entries: Sequence[Entry], mode: str, seed:
                 fresh, outcome=str(r["outcome"]), matched=r.get("matched") is True,
                 epsilon_lower_bound=_json_number(r.get("epsilon_lower_bound")), samples=r.get("samples"),
                 search_samples=r.get("search_samples"), seconds=float(r.get("seconds") or 0.0),
-                witness=r.get("witness"), error=r.get("error"), details=r.get("details"))
+                witness=r.get("witness"), error=r.get("error"), details=r.get("details"),
+                measured=_measured(r.get("measured")))
         except (KeyError, TypeError, ValueError) as exc:
             raise InputError(f"--resume: {report_path}: the record of {e.name} is damaged ({type(exc).__name__}: "
                              f"{exc}); drop --resume to start afresh") from None

@@ -35,6 +35,7 @@ from typing import Any
 
 import numpy as np
 
+from dpverify.results import Measured, ViolationVerdict
 from dpverify.errors import InputError, MechanismError
 from dpverify.jsonsafe import json_clean, json_float
 from dpverify.neighbours import Pair, as_pairs
@@ -272,7 +273,7 @@ class PairReplay:
 
 
 @dataclass(frozen=True, eq=False)
-class ReplayResult:
+class ReplayResult(ViolationVerdict):
     """Every replayed pair; ``violation`` if any pair violates, ``witness`` the first violating pair (or the pair
     whose step came closest to its declared sensitivity)."""
 
@@ -280,6 +281,10 @@ class ReplayResult:
     pairs: tuple[PairReplay, ...]
     samples: int
     seed: int
+
+
+    def _measured(self) -> Measured:
+        return Measured("max_ratio", self.max_ratio)
 
     @property
     def violation(self) -> bool:

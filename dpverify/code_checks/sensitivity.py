@@ -33,6 +33,7 @@ from typing import Any
 
 import numpy as np
 
+from dpverify.results import Measured, ViolationVerdict
 from dpverify.errors import InputError
 from dpverify.jsonsafe import json_clean, json_float
 from dpverify.neighbours import AddRemoveOne, NeighbourRelation, Pair, ReplaceOne, as_pairs
@@ -91,7 +92,7 @@ def change(v0: Any, v1: Any, norm: str = "l1") -> float:
 
 
 @dataclass(frozen=True, eq=False)
-class SensitivityResult:
+class SensitivityResult(ViolationVerdict):
     """The pair with the largest change found.
 
     ``max_change`` is ``‖f(x0) − f(x1)‖`` in ``norm`` (``inf`` when ``f`` is non-finite on one side only),
@@ -115,6 +116,10 @@ class SensitivityResult:
     seed: int
     rtol: float
     trace: tuple[tuple[str, float], ...]
+
+
+    def _measured(self) -> Measured:
+        return Measured("max_change", self.max_change)
 
     @property
     def violation(self) -> bool:

@@ -42,6 +42,7 @@ from numpy.typing import NDArray
 from scipy import stats
 from scipy.special import softmax
 
+from dpverify.results import CheckResult, Measured, PrivacyClaim, Verdict
 from dpverify._validation import check_count, check_real, root_entropy
 from dpverify.errors import InputError, MechanismError
 from dpverify.jsonsafe import json_clean, json_float
@@ -84,7 +85,7 @@ class Deviation:
 
 
 @dataclass(frozen=True, eq=False)
-class EMCheckResult:
+class EMCheckResult(CheckResult):
     """Outcome of :func:`check_exponential_mechanism` (named fields, like ``scipy.stats`` results).
 
     ``statistic`` is Pearson's ``X²`` on the pooled cells, ``pvalue`` its ``χ²(dof)`` tail
@@ -118,6 +119,17 @@ class EMCheckResult:
     out_of_range_examples: tuple[int, ...] = field(default=())
     notes: tuple[str, ...] = field(default=())
 
+    @property
+    def verdict(self) -> Verdict:
+        """:attr:`Verdict.PASS` when the frequencies are consistent with the claimed law, else ``violation``."""
+        return Verdict.PASS if self.consistent else Verdict.VIOLATION
+
+    def _measured(self) -> Measured:
+        return Measured("pvalue", self.pvalue)
+
+    def _claim(self) -> PrivacyClaim:
+        return PrivacyClaim(self.epsilon)
+
     def __post_init__(self) -> None:
         for arr in (self.counts, self.expected_pmf, self.observed_freq, self.alternative_pmf):
             arr.setflags(write=False)  # frozen means frozen
@@ -131,11 +143,6 @@ class EMCheckResult:
     def underpowered(self) -> bool:
         """Power against the alternative below 0.8: a pass says little about that bug."""
         return bool(self.power_vs_alternative < UNDERPOWERED_BELOW)
-
-    @property
-    def verdict(self) -> str:
-        """``"pass"`` (no deviation detected) or ``"deviation"``."""
-        return "pass" if self.consistent else "deviation"
 
     def samples_for_power(self, target: float = 0.95) -> int | None:
         """Smallest number of samples at which this test reaches power ``target`` against the same

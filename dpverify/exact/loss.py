@@ -35,6 +35,7 @@ import numpy as np
 from scipy import optimize
 from scipy.special import log_softmax
 
+from dpverify.results import Measured, PrivacyClaim, ViolationVerdict
 from dpverify.errors import InputError, MechanismError
 from dpverify.jsonsafe import json_clean, json_float
 from dpverify.neighbours.base import value_key
@@ -420,7 +421,7 @@ class ExactPairResult:
 
 
 @dataclass(frozen=True, eq=False)
-class ExactAuditResult:
+class ExactAuditResult(ViolationVerdict):
     """Exact check of a claim on a list of pairs.
 
     ``epsilon`` is the largest exact loss over the pairs (the mechanism's ε over its whole relation is at least
@@ -437,6 +438,13 @@ class ExactAuditResult:
     worst: ExactPairResult
     pairs: tuple[ExactPairResult, ...]
     evaluations: int
+
+
+    def _measured(self) -> Measured:
+        return Measured("exact_epsilon", self.epsilon)
+
+    def _claim(self) -> PrivacyClaim:
+        return PrivacyClaim(self.claim_epsilon, self.claim_delta)
 
     @property
     def epsilon_lower_bound(self) -> float:

@@ -4,7 +4,7 @@
 ``dpverify run`` does) and ``DIR/certificate.json`` (schema ``dpverify.certificate``, version 1, written
 atomically)::
 
-    {"schema": "dpverify.certificate", "schema_version": 1, "created": "...", "dpverify_version": "0.1.0",
+    {"schema": "dpverify.certificate", "schema_version": 2, "created": "...", "dpverify_version": "0.1.0",
      "status": "complete", "mode": "full", "seed": 0, "workers": null, "suites": [...], "select": null,
      "matched": true,                                   # every outcome equals its expectation
      "fingerprint": {
@@ -75,7 +75,7 @@ __all__ = ["CERTIFICATE_SCHEMA", "CERTIFICATE_VERSION", "git_fingerprint", "entr
            "versions", "certificate_dict", "write_certificate"]
 
 CERTIFICATE_SCHEMA = "dpverify.certificate"
-CERTIFICATE_VERSION = 1
+CERTIFICATE_VERSION = 2
 
 
 # --------------------------------------------------------------------------------------------------

@@ -13,7 +13,7 @@ from typing import Any
 
 from dpverify.errors import InputError
 from dpverify.jsonsafe import format_number as _fmt
-from dpverify.reporting.report import SCHEMA as REPORT_SCHEMA
+from dpverify.reporting.report import READABLE_VERSIONS, SCHEMA as REPORT_SCHEMA
 from dpverify.reporting.certify import CERTIFICATE_SCHEMA
 from dpverify.suites.kinds import comparison_rule
 from dpverify.suites.records import record_number, witness_upper_bound
@@ -90,9 +90,10 @@ def load_run_record(path: str | Path) -> RunRecord:
     if schema not in schemas:
         raise InputError(f"{p}: schema {schema!r} is neither {REPORT_SCHEMA!r} nor {CERTIFICATE_SCHEMA!r}; pass a "
                          "report.json or certificate.json written by dpverify")
-    if doc.get("schema_version") != 1:
+    if doc.get("schema_version") not in READABLE_VERSIONS:
         raise InputError(f"{p}: schema version {doc.get('schema_version')!r} is not supported (this dpverify "
-                         "reads version 1); compare it with the dpverify version that wrote it")
+                         f"reads versions {', '.join(map(str, READABLE_VERSIONS))}); compare it with the dpverify "
+                         "version that wrote it")
     raw = doc.get("entries")
     if not isinstance(raw, list) or not all(isinstance(e, dict) and isinstance(e.get("suite"), str)
                                             and isinstance(e.get("id"), str) for e in raw):

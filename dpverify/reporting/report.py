@@ -2,7 +2,7 @@
 
 ``report.json`` (schema ``dpverify.reporting.report``, version 1)::
 
-    {"schema": "dpverify.report", "schema_version": 1, "dpverify_version": "0.1.0",
+    {"schema": "dpverify.report", "schema_version": 2, "dpverify_version": "0.1.0",
      "created": "2025-01-01T12:00:00+00:00", "status": "complete",      # running | complete | interrupted
      "mode": "quick", "seed": 0, "workers": null, "python": "3.11.7", "platform": "Linux-...",
      "entries": [{"suite", "id", "kind", "mechanism", "claim": {"epsilon", "delta"}, "expectation",
@@ -32,11 +32,13 @@ from dpverify.jsonsafe import format_number as _fmt, json_clean
 from dpverify.reporting.table_cells import claim_cell, found_cell, ok_cell
 from dpverify.suites import EntryOutcome
 
-__all__ = ["SCHEMA", "SCHEMA_VERSION", "dpverify_version", "report_dict", "write_report_json",
+__all__ = ["SCHEMA", "SCHEMA_VERSION", "READABLE_VERSIONS", "dpverify_version", "report_dict", "write_report_json",
            "summarize", "format_table"]
 
 SCHEMA = "dpverify.report"
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+#: Versions :func:`dpverify.reporting.compare.load_run_record` and ``--resume`` read (1: no ``measured`` per entry).
+READABLE_VERSIONS: tuple[int, ...] = (1, 2)
 
 
 def dpverify_version() -> str:

@@ -12,6 +12,8 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
+
+from dpverify.results import Measured, PrivacyClaim, ViolationVerdict
 from dpverify.jsonsafe import json_clean, json_float
 from dpverify.neighbours import Pair
 
@@ -121,7 +123,7 @@ def _jsonable(x: Any) -> Any:
 
 
 @dataclass(frozen=True)
-class AuditResult:
+class AuditResult(ViolationVerdict):
     """Outcome of :func:`dpverify.audit`.
 
     ``epsilon_lower_bound`` is a lower confidence bound on the mechanism's true epsilon (at the given
@@ -149,14 +151,16 @@ class AuditResult:
     #: used by the verdict; :func:`dpverify.statistical.privacy_loss.loss_histogram`); pair 0's when there is no witness.
     loss_histogram: dict[str, Any] | None = field(default=None, compare=False)
 
+
+    def _measured(self) -> Measured:
+        return Measured("epsilon_lower_bound", self.epsilon_lower_bound)
+
+    def _claim(self) -> PrivacyClaim:
+        return PrivacyClaim(self.epsilon, self.delta)
+
     @property
     def confidence(self) -> float:
         return 1.0 - self.alpha
-
-    @property
-    def verdict(self) -> str:
-        """``"violation"`` or ``"pass"`` (= no violation detected at this budget)."""
-        return "violation" if self.violation else "pass"
 
     def summary(self) -> str:
         """One paragraph in the project's wording rules."""
@@ -210,7 +214,7 @@ def _eps_delta(eps: float, delta: float, claim_delta: float) -> str:
 
 
 @dataclass(frozen=True, eq=False)
-class LedgerResult:
+class LedgerResult(ViolationVerdict):
     """Outcome of :func:`dpverify.check_ledger`: the charges a mechanism records, recomposed by basic composition.
 
     Per run, ``Σε`` and ``Σδ`` are the sums over the recorded charges (a charge run in parallel on ``k`` disjoint
@@ -241,6 +245,13 @@ class LedgerResult:
     seed: int
     rtol: float
 
+
+    def _measured(self) -> Measured:
+        return Measured("total_epsilon", self.total_epsilon)
+
+    def _claim(self) -> PrivacyClaim:
+        return PrivacyClaim(self.claimed_epsilon, self.claimed_delta)
+
     @property
     def max_total_epsilon(self) -> float:
         """The largest ``Σε`` over the runs."""
@@ -256,11 +267,6 @@ class LedgerResult:
         """Some run's recorded charges compose to more than the claim (beyond ``rtol``) in ε or in δ."""
         return (self.max_total_epsilon > self.claimed_epsilon * (1.0 + self.rtol)
                 or self.max_total_delta > self.claimed_delta * (1.0 + self.rtol))
-
-    @property
-    def verdict(self) -> str:
-        """``"violation"`` or ``"pass"`` (= the recorded charges compose to at most the claim)."""
-        return "violation" if self.violation else "pass"
 
     @property
     def slack_epsilon(self) -> float:

@@ -31,6 +31,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from dpverify.results import Measured, PrivacyClaim, ViolationVerdict
 from dpverify._validation import check_count, root_entropy
 from dpverify.statistical.auditor import DEFAULT_SAMPLES, DEFAULT_SEARCH_CAP, audit
 from dpverify.errors import InputError
@@ -60,7 +61,7 @@ class Stage:
 
 
 @dataclass(frozen=True)
-class SequentialResult:
+class SequentialResult(ViolationVerdict):
     """Outcome of :func:`audit_sequential`.
 
     ``violation`` and ``epsilon_lower_bound`` (the largest stage bound) hold at level ``1 - alpha`` jointly
@@ -80,10 +81,12 @@ class SequentialResult:
     seed: int
     notes: tuple[str, ...] = field(default=())
 
-    @property
-    def verdict(self) -> str:
-        """``"violation"`` or ``"pass"`` (= no violation detected by the last stage's budget)."""
-        return "violation" if self.violation else "pass"
+
+    def _measured(self) -> Measured:
+        return Measured("epsilon_lower_bound", self.epsilon_lower_bound)
+
+    def _claim(self) -> PrivacyClaim:
+        return PrivacyClaim(self.epsilon, self.delta)
 
     @property
     def stopped_early(self) -> bool:

@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from dpverify.errors import InputError
+from dpverify.results import Measured
 from dpverify.suites.model import Entry, EntryOutcome
 
 __all__ = ["CheckKind", "RunContext", "register_kind", "get_kind", "kind_names", "make_outcome", "comparison_rule",
@@ -167,4 +168,7 @@ def make_outcome(entry: Entry, ctx: RunContext, **fields: Any) -> EntryOutcome:
     )
     base.update(fields)
     base.setdefault("matched", base.get("outcome") == entry.expect)
+    if "measured" not in base:
+        measured = getattr(base.get("result"), "measured", None)
+        base["measured"] = measured if isinstance(measured, Measured) else None
     return EntryOutcome(**base)

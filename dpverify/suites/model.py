@@ -12,6 +12,7 @@ from typing import Any
 
 from dpverify.errors import DPVerifyError, SuiteError
 from dpverify.jsonsafe import json_clean, json_float
+from dpverify.results import Measured, Verdict
 from dpverify.suites.imports import resolve
 
 
@@ -236,6 +237,15 @@ class EntryOutcome:
     error: str | None = None
     details: dict[str, Any] | None = None
     result: Any = field(default=None, repr=False)
+    measured: Measured | None = None
+
+    @property
+    def verdict(self) -> Verdict | str:
+        """The outcome as a :class:`~dpverify.results.Verdict` (a user kind's own outcome strings stay strings)."""
+        try:
+            return Verdict(self.outcome)
+        except ValueError:
+            return self.outcome
 
     @property
     def name(self) -> str:
@@ -261,4 +271,5 @@ class EntryOutcome:
             "witness": json_clean(self.witness),
             "error": self.error,
             "details": json_clean(self.details),
+            "measured": None if self.measured is None else self.measured.to_dict(),
         }

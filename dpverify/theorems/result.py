@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 
+from dpverify.results import CheckResult, Measured, Verdict
 from dpverify.jsonsafe import format_number as _num, json_clean, json_float
 
 
@@ -33,7 +34,7 @@ _SYMBOL = {"at_least": ">=", "at_most": "<=", "equal": "=="}
 
 
 @dataclass(frozen=True)
-class TheoremResult:
+class TheoremResult(CheckResult):
     """The Monte Carlo check of one theorem at one set of parameters.
 
     ``estimate`` is the empirical probability (of the event), mean or quantile -- for ``"always"`` the fraction
@@ -57,7 +58,7 @@ class TheoremResult:
     interval: tuple[float, float]
     runs: int
     alpha: float
-    verdict: str
+    verdict: Verdict
     slack: float | None
     slack_interval: float | None
     runs_needed: float | None
@@ -72,6 +73,13 @@ class TheoremResult:
     seed: int | None = None
     seconds: float = 0.0
     samples: np.ndarray | None = field(default=None, repr=False, compare=False)
+
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "verdict", Verdict(self.verdict))
+
+    def _measured(self) -> Measured:
+        return Measured("estimate", self.estimate)
 
     @property
     def holds(self) -> bool:
@@ -131,7 +139,7 @@ class TheoremResult:
 
 
 @dataclass(frozen=True)
-class SweepResult:
+class SweepResult(CheckResult):
     """A theorem checked at every value of one parameter (each point at level ``alpha / len(values)``).
 
     ``verdict`` is ``violated`` if any point is violated, ``holds`` if every point holds, else
@@ -144,9 +152,17 @@ class SweepResult:
     values: tuple[Any, ...]
     points: tuple[TheoremResult, ...]
     alpha: float
-    verdict: str
+    verdict: Verdict
     counterexample: dict[str, Any] | None
     seconds: float
+
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "verdict", Verdict(self.verdict))
+
+    def _measured(self) -> Measured:
+        holds = sum(p.verdict == Verdict.HOLDS for p in self.points)
+        return Measured("points_holding", float(holds))
 
     @property
     def point_alpha(self) -> float:
