@@ -199,6 +199,22 @@ def _true_epsilon(value: Any, where: str) -> float | None:
                'write true_epsilon = 0.1 or true_epsilon = "inf", or leave it out when unknown')
 
 
+def _mechanism_params_description(raw: dict[str, Any], where: str) -> tuple[str, dict[str, Any], str]:
+    """The ``mechanism`` import path, the ``params`` table (lists as arrays) and the ``description`` of an entry."""
+    mech = raw["mechanism"]
+    if not isinstance(mech, str) or not IMPORT_RE.match(mech):
+        raise suite_error(where, "mechanism", f"expected an import path \"module:attribute\", got {mech!r}",
+                          'write e.g. mechanism = "algorithms.classic.laplace:Laplace"')
+    params = raw.get("params", {})
+    if not isinstance(params, dict):
+        raise suite_error(where, "params", f"expected a table, got {params!r}", "write params = { epsilon = 0.1 }")
+    params = {k: _convert_value(v, where, f"params.{k}") if isinstance(v, list) else v for k, v in params.items()}
+    description = raw.get("description", "")
+    if not isinstance(description, str):
+        raise suite_error(where, "description", f"expected a string, got {description!r}", 'write description = "..."')
+    return mech, params, description
+
+
 def parse_entry(raw: Any, index: int, suite: str, path: Path, budgets: dict[str, Budget],
            import_paths: tuple[Path, ...]) -> Entry:
     where = f"{path}: entry #{index + 1}"
@@ -230,15 +246,7 @@ def parse_entry(raw: Any, index: int, suite: str, path: Path, budgets: dict[str,
     if kind not in SUPPORTED_KINDS:
         raise suite_error(where, "kind", f"kind {kind!r} is not supported",
                    f"supported kinds: {', '.join(SUPPORTED_KINDS)}")
-    mech = raw["mechanism"]
-    if not isinstance(mech, str) or not IMPORT_RE.match(mech):
-        raise suite_error(where, "mechanism", f"expected an import path \"module:attribute\", got {mech!r}",
-                   'write e.g. mechanism = "algorithms.classic.laplace:Laplace"')
-    params = raw.get("params", {})
-    if not isinstance(params, dict):
-        raise suite_error(where, "params", f"expected a table, got {params!r}", "write params = { epsilon = 0.1 }")
-    params = {k: _convert_value(v, where, f"params.{k}") if isinstance(v, list) else v
-              for k, v in params.items()}
+    mech, params, description = _mechanism_params_description(raw, where)
     expect = raw["expect"]
     if kind == "theorem" and expect not in THEOREM_EXPECTATIONS:
         raise suite_error(where, "expect", f"unknown expectation {expect!r} for a theorem entry",
@@ -246,9 +254,6 @@ def parse_entry(raw: Any, index: int, suite: str, path: Path, budgets: dict[str,
     if kind != "theorem" and expect not in EXPECTATIONS:
         raise suite_error(where, "expect", f"unknown expectation {expect!r}",
                    'write expect = "pass" (no violation expected) or expect = "violation"')
-    description = raw.get("description", "")
-    if not isinstance(description, str):
-        raise suite_error(where, "description", f"expected a string, got {description!r}", 'write description = "..."')
     if kind == "theorem":
         return _theorem_entry(raw, suite, path, where, mech, params, expect, description, budgets, import_paths)
 
@@ -361,21 +366,11 @@ def _registered_kind_entry(raw: dict[str, Any], suite: str, path: Path, where: s
         if key not in raw:
             raise suite_error(where, key, f"missing required key of a '{name}' entry",
                               f"add {key} = ... (see the documentation of the '{name}' kind)")
-    mech = raw["mechanism"]
-    if not isinstance(mech, str) or not IMPORT_RE.match(mech):
-        raise suite_error(where, "mechanism", f"expected an import path \"module:attribute\", got {mech!r}",
-                          'write e.g. mechanism = "my_package.my_module:MyMechanism"')
-    params = raw.get("params", {})
-    if not isinstance(params, dict):
-        raise suite_error(where, "params", f"expected a table, got {params!r}", "write params = { epsilon = 0.1 }")
-    params = {k: _convert_value(v, where, f"params.{k}") if isinstance(v, list) else v for k, v in params.items()}
+    mech, params, description = _mechanism_params_description(raw, where)
     expect = raw["expect"]
     if expect not in kind.expectations:
         raise suite_error(where, "expect", f"unknown expectation {expect!r} for a '{name}' entry",
                           f"write expect = one of {', '.join(repr(e) for e in kind.expectations)}")
-    description = raw.get("description", "")
-    if not isinstance(description, str):
-        raise suite_error(where, "description", f"expected a string, got {description!r}", 'write description = "..."')
     pairs = _pairs(raw["pairs"], where) if "pairs" in raw else None
     inp = _value_or_builder(raw["input"], where, "input") if "input" in raw else None
     relation = _relation(raw["relation"], where) if "relation" in raw else None
