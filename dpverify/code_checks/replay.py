@@ -365,7 +365,20 @@ def frozen_noise_replay(mechanism: Any, pairs: Iterable[Any], *, samples: int = 
     ``pairs``: :class:`~dpverify.neighbours.Pair` objects or ``(x0, x1)`` tuples (e.g. from a relation's
     ``pairs(x, random=k, seed=s)``); ``samples`` runs per pair (vectorised: one ``release`` call per input);
     ``seed`` seeds the noise of pair ``i`` with ``SeedSequence(seed, spawn_key=(i,))`` so a pair's replay does
-    not depend on the others; ``both_directions`` also replays ``(x1, x0)``.  Returns a :class:`ReplayResult`.
+    not depend on the others; ``both_directions`` also replays ``(x1, x0)``.
+
+    Returns
+    -------
+    ReplayResult
+        Per pair and step the largest change against the declared sensitivity; ``violation`` when a step exceeds
+        it, when a declared sensitivity or scale differs between the inputs, or when the runs take other steps.
+
+    Raises
+    ------
+    InputError
+        Bad arguments, or a mechanism without ``release(x, n, noise)``.
+    MechanismError
+        The mechanism's ``release`` raises or declares a step wrongly.
     """
     release = _release(mechanism)
     items = as_pairs(pairs)

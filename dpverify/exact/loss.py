@@ -486,7 +486,32 @@ def pair_result(cache: Callable[[Any], ExactDistribution], x0: Any, x1: Any, eps
 def exact_audit(mechanism: Any, pairs: Any, epsilon: float, delta: float = 0.0, *,
                 relation: Any = None) -> ExactAuditResult:
     """Exact privacy check of ``mechanism`` on ``pairs`` (``(x0, x1)``, ``(x0, x1, label)`` or
-    :class:`~dpverify.neighbours.Pair`; a ``relation`` validates them) against the claim (epsilon, delta)."""
+    :class:`~dpverify.neighbours.Pair`; a ``relation`` validates them) against the claim (epsilon, delta).
+
+    Returns
+    -------
+    ExactAuditResult
+        The exact ε (the largest over the pairs), δ at the claimed ε, the worst pair and output, and the verdict:
+        a violation here is a fact about the law, not a statistical statement.
+
+    Raises
+    ------
+    ExactUnavailable
+        The mechanism has no ``log_pmf``/``pmf``.
+    InputError
+        A claim out of range, no pairs, pairs that are not neighbours under ``relation``.
+
+    Examples
+    --------
+    >>> import math, numpy as np
+    >>> class Coin:                      # randomized response on one bit with ε = 1
+    ...     def pmf(self, x):
+    ...         p = math.e / (1 + math.e)
+    ...         return np.array([p, 1 - p]) if x == 0 else np.array([1 - p, p])
+    >>> r = exact_audit(Coin(), [(0, 1)], epsilon=0.5)
+    >>> round(r.epsilon, 6), r.violation
+    (1.0, True)
+    """
     from dpverify.neighbours import as_pairs
 
     epsilon, delta = check_claim(epsilon, delta)

@@ -237,6 +237,32 @@ def audit(
     pool
         A :class:`dpverify.execution.sampling.WorkerPool` to sample on, kept open by the caller across several
         audits (``workers`` is then ignored); by default the audit opens and closes its own.
+
+    Returns
+    -------
+    AuditResult
+        ``violation``, ``epsilon_lower_bound`` (a lower confidence bound on the true ε at level ``1 - alpha``,
+        over every pair, direction and event tested), the ``witness`` (pair, event, counts), every event tested,
+        and ``verdict`` / ``claim`` / ``measured`` (:mod:`dpverify.results`).  No violation means *no violation
+        detected at this budget*, never that the mechanism is private.
+
+    Raises
+    ------
+    InputError
+        Bad arguments (a claim out of range, no pairs, a pair of equal inputs, samples < 1, ...), each message
+        naming the problem and the fix.
+    MechanismError
+        The mechanism breaks the sampling contract (it ignores ``rng``, repeats one noise value per call, returns
+        outputs of changing shape) or raises: no verdict is given on such samples.
+
+    Examples
+    --------
+    >>> import numpy as np, dpverify
+    >>> def half_noise(x, n, rng):            # Laplace noise of scale 1/(2ε) for a claim of ε = 1
+    ...     return x + rng.laplace(0.0, 0.5, size=n)
+    >>> r = dpverify.audit(half_noise, [(0.0, 1.0)], epsilon=1.0, samples=50_000, seed=0, workers=1)
+    >>> r.violation, r.verdict.value, r.epsilon_lower_bound > 1.5
+    (True, 'violation', True)
     """
     t_start = time.perf_counter()
     event_families = tuple(event_families)

@@ -162,6 +162,25 @@ def audit_sequential(
     ``first_samples`` (default ``max(1000, samples // 64)``) the first stage's test samples; ``growth`` the
     ratio between stages.  ``audit_options`` (``finalists``, ``batch_size``, ``nan_policy``, ``float_bits``)
     go to every stage.  Same seed => same result, whatever ``workers`` is.
+
+    Returns
+    -------
+    SequentialResult
+        The stages run, the last stage's :class:`~dpverify.statistical.result.AuditResult`, and the verdict; each
+        stage runs at level ``alpha / 2**k`` so that the verdict holds at level ``alpha`` whatever stage stops.
+
+    Raises
+    ------
+    InputError, MechanismError
+        As :func:`dpverify.audit`.
+
+    Examples
+    --------
+    >>> def no_noise(x, n, rng):
+    ...     return x + 0.0 * rng.random(n)
+    >>> r = audit_sequential(no_noise, [(0.0, 1.0)], epsilon=1.0, samples=64_000, seed=0, workers=1)
+    >>> r.violation, len(r.stages) < r.planned_stages
+    (True, True)
     """
     t0 = time.perf_counter()
     for bad in ("pool", "epsilon", "delta", "samples", "search_samples", "alpha", "seed", "workers"):

@@ -86,6 +86,18 @@ def assert_private(mechanism: Callable[..., Any], pairs: Sequence[Any], epsilon:
     A pass means *no violation detected at this sample budget* on these pairs -- not a proof of privacy.
     Bad arguments raise :class:`~dpverify.errors.InputError`, a mechanism that breaks the contract
     :class:`~dpverify.errors.MechanismError`, as :func:`dpverify.audit` does.
+
+    Returns
+    -------
+    AuditResult
+        The audit, for further assertions on its bound or witness.
+
+    Examples
+    --------
+    >>> def laplace(x, n, rng):
+    ...     return x + rng.laplace(0.0, 1.0, size=n)
+    >>> assert_private(laplace, [(0.0, 1.0)], epsilon=1.0, samples=20_000, workers=1).violation
+    False
     """
     __tracebackhide__ = True  # pytest shows the caller's line
     _check_options("assert_private", options, _AUDIT_OPTIONS)
@@ -103,6 +115,18 @@ def assert_theorem(theorem: Any, runs: int = 10_000, seed: int | None = 0, **opt
     ``inconclusive`` (the message gives the estimate, its interval against the bound and, when
     inconclusive, about how many runs would resolve it).  ``holds`` is evidence at level ``alpha`` for these
     parameters, not a proof of the theorem.
+
+    Returns
+    -------
+    TheoremResult
+        The check, for further assertions on its estimate or slack.
+
+    Raises
+    ------
+    AssertionError
+        The verdict is not ``holds``.
+    InputError
+        As :func:`dpverify.check_theorem`.
     """
     __tracebackhide__ = True
     _check_options("assert_theorem", options, _THEOREM_OPTIONS)

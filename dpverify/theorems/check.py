@@ -299,6 +299,23 @@ def check_theorem(theorem: Any, runs: int = 10_000, seed: int | None = None, alp
     cannot be pickled runs in this process) -- the result depends on ``seed`` only.  Raises
     :class:`~dpverify.errors.InputError` when the hypotheses do not hold or the bound is NaN (no verdict),
     :class:`~dpverify.errors.MechanismError` when ``sample`` breaks the protocol.
+
+    Returns
+    -------
+    TheoremResult
+        The estimate, its two-sided ``1 - alpha`` interval, the bound and the :class:`~dpverify.results.Verdict`
+        (``holds``, ``violated`` or ``inconclusive``), the slack and the runs a verdict would need.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> class Coin:                      # P[heads] >= 0.4 for a fair coin
+    ...     name, statement, quantity, direction, parameters = "coin", "P[heads] >= 0.4", "probability", "at_least", {}
+    ...     def hypotheses(self): return []
+    ...     def bound(self): return 0.4
+    ...     def sample(self, n, rng): return rng.random(n) < 0.5
+    >>> check_theorem(Coin(), runs=20_000, seed=0, workers=1).verdict.value
+    'holds'
     """
     runs, alpha, batch_size = _options(runs, alpha, batch_size)
     entropy = root_entropy(seed)
@@ -313,6 +330,16 @@ def check_sweep(factory: Callable[..., Any], params: Mapping[str, Any], param: s
 
     Each point is tested at ``alpha / len(values)`` (Bonferroni), so the sweep's verdict as a whole errs with
     probability at most ``alpha``.  The verdict is ``violated`` if any point is, ``holds`` if all are.
+
+    Returns
+    -------
+    SweepResult
+        One :class:`TheoremResult` per value, the sweep's verdict and the first counterexample.
+
+    Raises
+    ------
+    InputError
+        Bad arguments, or a point whose hypotheses fail (no verdict).
     """
     runs, alpha, batch_size = _options(runs, alpha, batch_size)
     if not isinstance(param, str) or not param:
