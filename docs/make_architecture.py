@@ -21,7 +21,7 @@ IMAGE = ROOT / "docs" / "images" / "architecture.png"
 BEGIN, END = "<!-- BEGIN generated -->", "<!-- END generated -->"
 
 #: The pipeline order in which the subpackages are listed and drawn (left to right).
-ORDER = ("errors", "_validation", "jsonsafe", "neighbours", "execution", "statistical", "exact", "code_checks",
+ORDER = ("errors", "_validation", "jsonsafe", "results", "interfaces", "neighbours", "execution", "statistical", "exact", "code_checks",
          "theorems", "suites", "reporting", "testing", "cli")
 
 

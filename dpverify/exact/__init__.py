@@ -5,19 +5,17 @@ a pair, :func:`exact_audit`; ``em_check`` -- the exponential mechanism's output 
 """
 
 from dpverify.exact.em_check import Deviation, EMCheckResult, check_exponential_mechanism, em_power, em_samples_for_power
+from dpverify.exact.em_ratios import EMRatioResult, em_exact_ratios, exponential_mechanism_law
 from dpverify.exact.loss import (
     MASS_TOLERANCE,
-    EMRatioResult,
     ExactAuditResult,
     ExactDistribution,
     ExactPairResult,
     ExactUnavailable,
     PrivacyLoss,
-    em_exact_ratios,
     exact_audit,
     exact_distribution,
     exact_privacy_loss,
-    exponential_mechanism_law,
 )
 
 __all__ = [
