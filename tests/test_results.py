@@ -91,3 +91,18 @@ def test_report_version_2_and_the_reader_of_version_1(tmp_path: Path) -> None:
     (tmp_path / "r" / "report.json").write_text(json.dumps(old))
     assert cli.main(["run", str(suite), "--out", str(tmp_path / "r"), "--jobs", "1", "--resume"]) == 0
     assert Measured("x", 1.0).to_dict() == {"name": "x", "value": 1.0}
+
+
+@pytest.mark.parametrize("suite, entry_id, name", [
+    ("exact.toml", "pamst-path5-worst-pair", "exact_epsilon"),
+    ("catalogue.toml", "laplace", "epsilon_lower_bound"),
+])
+def test_suite_outcomes_carry_the_measured_quantity(suite: str, entry_id: str, name: str) -> None:
+    from dpverify.suites import load_suite, run_entry
+
+    root = Path(__file__).resolve().parents[1]
+    entry = next(e for e in load_suite(root / "audits" / suite).entries if e.id == entry_id)
+    out = run_entry(entry, "quick", 0, workers=1)
+    assert out.measured is not None and out.measured.name == name
+    assert out.measured.value == pytest.approx(out.epsilon_lower_bound)
+    assert out.verdict in (Verdict.PASS, Verdict.VIOLATION) and out.to_dict()["measured"]["name"] == name

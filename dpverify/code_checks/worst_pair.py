@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from dpverify.results import Measured, PrivacyClaim, ViolationVerdict
 from dpverify.errors import InputError
 from dpverify.exact.loss import DistributionCache, ExactPairResult, check_claim, pair_result
 from dpverify.jsonsafe import json_clean, json_float
@@ -28,7 +29,7 @@ __all__ = ["WorstPairCertificate", "worst_pair_search"]
 
 
 @dataclass(frozen=True, eq=False)
-class WorstPairCertificate:
+class WorstPairCertificate(ViolationVerdict):
     """The worst pair found and its exact loss.  ``stage`` tells which search stage found it; ``trace`` the best
     objective after each stage; ``evaluations`` the exact distributions computed."""
 
@@ -44,6 +45,12 @@ class WorstPairCertificate:
     evaluations: int
     seed: int
     trace: tuple[tuple[str, float], ...]
+
+    def _measured(self) -> Measured:
+        return Measured("exact_epsilon", self.epsilon)
+
+    def _claim(self) -> PrivacyClaim:
+        return PrivacyClaim(self.claim_epsilon, self.claim_delta)
 
     @property
     def epsilon(self) -> float:

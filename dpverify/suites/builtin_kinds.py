@@ -4,7 +4,6 @@ their comparison rules."""
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -12,6 +11,7 @@ from dpverify.errors import DPVerifyError, SuiteError
 from dpverify.jsonsafe import format_number as _fmt
 from dpverify.suites import runner
 from dpverify.suites.imports import resolve
+from dpverify.results import Measured
 from dpverify.suites.kinds import CheckKind, RunContext, make_outcome, register_kind
 from dpverify.suites.model import THEOREM_EXPECTATIONS, Entry, EntryOutcome
 from dpverify.suites.records import exact_rise, statistical_rise
@@ -25,41 +25,38 @@ __all__ = ["BUILTIN_KINDS"]
 # --------------------------------------------------------------------------------------------------
 
 
-def _run_statistical(entry: Entry, mechanism: Any, mode: str, seed: int, t0: float,
-                     workers: int | None, sequential: bool = False) -> EntryOutcome:
+def _run_statistical(entry: Entry, mechanism: Any, ctx: RunContext) -> EntryOutcome:
     """A ``statistical`` entry: the black-box audit with the entry's budget (or a ladder ending there)."""
-    budget = entry.budget(mode)
-    pairs = build_pairs(entry, seed)
+    budget = entry.budget(ctx.mode)
+    pairs = build_pairs(entry, ctx.seed)
     options = entry.audit_options()
     if budget.search_samples is not None:
         options["search_samples"] = budget.search_samples
     details: dict[str, Any] = {}
-    if sequential:
+    if ctx.sequential:
         from dpverify.statistical.sequential import audit_sequential
 
         ladder = audit_sequential(mechanism, pairs, entry.claim.epsilon, entry.claim.delta,
-                                  samples=budget.samples, seed=seed, workers=workers, **options)
+                                  samples=budget.samples, seed=ctx.seed, workers=ctx.workers, **options)
         result = ladder.last
         details["sequential"] = {k: v for k, v in ladder.to_dict().items() if k != "last"}
         bound = ladder.epsilon_lower_bound
     else:
         result = runner.audit(mechanism, pairs, entry.claim.epsilon, entry.claim.delta,
-                       samples=budget.samples, seed=seed, workers=workers, **options)
+                              samples=budget.samples, seed=ctx.seed, workers=ctx.workers, **options)
         bound = result.epsilon_lower_bound
     if result.loss_histogram is not None:
         details["loss_histogram"] = result.loss_histogram
-    seconds = time.perf_counter() - t0
     outcome = "violation" if result.violation else "pass"
     witness = None if result.witness is None else result.witness.to_dict()
     return make_outcome(
-        entry, RunContext(mode, seed, t0), outcome=outcome, matched=outcome == entry.expect,
-        epsilon_lower_bound=float(bound), samples=int(result.samples),
-        search_samples=int(result.search_samples), seconds=seconds, witness=witness, result=result,
-        details=details or None,
+        entry, ctx, outcome=outcome, epsilon_lower_bound=float(bound), samples=int(result.samples),
+        search_samples=int(result.search_samples), witness=witness, result=result, details=details or None,
+        measured=Measured("epsilon_lower_bound", float(bound)),     # a ladder's bound, not its last stage's
     )
 
 
-def _run_exact(entry: Entry, mechanism: Any, mode: str, seed: int, t0: float) -> EntryOutcome:
+def _run_exact(entry: Entry, mechanism: Any, ctx: RunContext) -> EntryOutcome:
     """An ``exact`` entry: exact losses on its pairs, or the worst pair of a search."""
     from dpverify.exact.loss import exact_audit
     from dpverify.code_checks.worst_pair import worst_pair_search
@@ -67,44 +64,43 @@ def _run_exact(entry: Entry, mechanism: Any, mode: str, seed: int, t0: float) ->
     if entry.search is not None:
         assert entry.relation is not None
         opts = dict(entry.search)
-        opts.setdefault("seed", seed)
+        opts.setdefault("seed", ctx.seed)
         result = worst_pair_search(mechanism, entry.relation.build(), built_input(entry, entry.input),
                                    entry.claim.epsilon, entry.claim.delta, **opts)
         loss, label, evaluations = result.result.loss, result.label, result.evaluations
     else:
-        result = exact_audit(mechanism, build_pairs(entry, seed), entry.claim.epsilon, entry.claim.delta)
+        result = exact_audit(mechanism, build_pairs(entry, ctx.seed), entry.claim.epsilon, entry.claim.delta)
         loss, label, evaluations = result.worst.loss, result.worst.label, result.evaluations
     outcome = "violation" if result.violation else "pass"
     witness = {"pair_label": label, "output": loss.to_dict()["output"], "log_p0": loss.log_p0,
                "log_p1": loss.log_p1, "exact_epsilon": loss.epsilon, "delta_at_claim": result.delta_at_claim}
-    return make_outcome(entry, RunContext(mode, seed, t0), outcome=outcome, matched=outcome == entry.expect,
-                    epsilon_lower_bound=float(result.epsilon), samples=None, search_samples=evaluations,
-                    seconds=time.perf_counter() - t0, witness=witness, details=result.to_dict(), result=result)
+    return make_outcome(entry, ctx, outcome=outcome, epsilon_lower_bound=float(result.epsilon), samples=None,
+                        search_samples=evaluations, witness=witness, details=result.to_dict(), result=result)
 
 
-def _run_em(entry: Entry, mechanism: Any, mode: str, seed: int, t0: float) -> EntryOutcome:
+def _run_em(entry: Entry, mechanism: Any, ctx: RunContext) -> EntryOutcome:
     """An ``em`` entry: goodness of fit of the sampler's frequencies to ``softmax(ε·u/(2Δu))``."""
     from dpverify.exact.em_check import check_exponential_mechanism
 
-    budget = entry.budget(mode)
+    budget = entry.budget(ctx.mode)
     x = built_input(entry, entry.input)
     u = x if entry.utilities is None else built_input(entry, entry.utilities)
     opts = {} if entry.alpha is None else {"alpha": entry.alpha}
     result = check_exponential_mechanism(mechanism, u, entry.claim.epsilon, entry.sensitivity or 1.0,
-                                         samples=budget.samples, seed=seed, input=x, **opts)
+                                         samples=budget.samples, seed=ctx.seed, input=x, **opts)
     outcome = "pass" if result.consistent else "violation"
-    return make_outcome(entry, RunContext(mode, seed, t0), outcome=outcome, matched=outcome == entry.expect, samples=budget.samples,
-                    search_samples=None, seconds=time.perf_counter() - t0, details=result.to_dict(),
-                    result=result)
+    return make_outcome(entry, ctx, outcome=outcome, samples=budget.samples,
+                        search_samples=None, details=result.to_dict(),
+                        result=result)
 
 
-def _run_sensitivity(entry: Entry, function: Any, mode: str, seed: int, t0: float) -> EntryOutcome:
+def _run_sensitivity(entry: Entry, function: Any, ctx: RunContext) -> EntryOutcome:
     """A ``sensitivity`` entry: the largest change of the function found under the relation, against the claim."""
     from dpverify.code_checks.sensitivity import check_sensitivity
 
     assert entry.relation is not None and entry.claim.sensitivity is not None
     opts = dict(entry.search or {})
-    opts.setdefault("seed", seed % 2**32)
+    opts.setdefault("seed", ctx.seed % 2**32)
     opts.setdefault("random_pairs", entry.random_pairs)
     x = None if entry.input is None else built_input(entry, entry.input)
     pairs = () if entry.pairs is None else list(built_input(entry, entry.pairs))
@@ -112,34 +108,34 @@ def _run_sensitivity(entry: Entry, function: Any, mode: str, seed: int, t0: floa
                                norm=entry.claim.norm or "l1", pairs=pairs, **opts)
     outcome = "violation" if result.violation else "pass"
     details = result.to_dict()
-    return make_outcome(entry, RunContext(mode, seed, t0), outcome=outcome, matched=outcome == entry.expect, samples=None,
-                    search_samples=result.evaluations, seconds=time.perf_counter() - t0,
-                    witness=details["witness"], details=details, result=result)
+    return make_outcome(entry, ctx, outcome=outcome, samples=None,
+                        search_samples=result.evaluations,
+                        witness=details["witness"], details=details, result=result)
 
 
-def _run_replay(entry: Entry, mechanism: Any, mode: str, seed: int, t0: float) -> EntryOutcome:
+def _run_replay(entry: Entry, mechanism: Any, ctx: RunContext) -> EntryOutcome:
     """A ``replay`` entry: frozen-noise replay of the mechanism's declared steps on the entry's pairs."""
     from dpverify.code_checks.replay import frozen_noise_replay
 
-    result = frozen_noise_replay(mechanism, build_pairs(entry, seed), samples=entry.runs, seed=seed)
+    result = frozen_noise_replay(mechanism, build_pairs(entry, ctx.seed), samples=entry.runs, seed=ctx.seed)
     outcome = "violation" if result.violation else "pass"
     details = result.to_dict()
-    return make_outcome(entry, RunContext(mode, seed, t0), outcome=outcome, matched=outcome == entry.expect, samples=entry.runs,
-                    search_samples=None, seconds=time.perf_counter() - t0, witness=details["witness"],
-                    details=details, result=result)
+    return make_outcome(entry, ctx, outcome=outcome, samples=entry.runs,
+                        search_samples=None, witness=details["witness"],
+                        details=details, result=result)
 
 
-def _run_ledger(entry: Entry, mechanism: Any, mode: str, seed: int, t0: float) -> EntryOutcome:
+def _run_ledger(entry: Entry, mechanism: Any, ctx: RunContext) -> EntryOutcome:
     """A ``ledger`` entry: the charges of ``runs`` runs on the entry's input, recomposed against the claim."""
     from dpverify.code_checks.ledger import check_ledger
 
     assert entry.claim.epsilon is not None
     result = check_ledger(mechanism, built_input(entry, entry.input), entry.claim.epsilon, entry.claim.delta,
-                          runs=entry.runs, seed=seed)
+                          runs=entry.runs, seed=ctx.seed)
     outcome = "violation" if result.violation else "pass"
-    return make_outcome(entry, RunContext(mode, seed, t0), outcome=outcome, matched=outcome == entry.expect, samples=entry.runs,
-                    search_samples=None, seconds=time.perf_counter() - t0, details=result.to_dict(),
-                    result=result)
+    return make_outcome(entry, ctx, outcome=outcome, samples=entry.runs,
+                        search_samples=None, details=result.to_dict(),
+                        result=result)
 
 
 def _theorem_factory(entry: Entry) -> Callable[..., Any]:
@@ -163,12 +159,12 @@ def _theorem_instance(entry: Entry) -> Any:
                          "fix params") from None
 
 
-def _run_theorem(entry: Entry, mode: str, seed: int, t0: float, workers: int | None) -> EntryOutcome:
+def _run_theorem(entry: Entry, ctx: RunContext) -> EntryOutcome:
     """A ``theorem`` entry: the Monte Carlo check of the theorem (or of its sweep), verdict against ``expect``."""
     from dpverify.theorems.check import DEFAULT_BATCH_SIZE, check_sweep, check_theorem
 
-    runs = entry.budget(mode).samples
-    opts: dict[str, Any] = dict(runs=runs, seed=seed, workers=workers,
+    runs = entry.budget(ctx.mode).samples
+    opts: dict[str, Any] = dict(runs=runs, seed=ctx.seed, workers=ctx.workers,
                                 batch_size=entry.batch_size or DEFAULT_BATCH_SIZE)
     if entry.alpha is not None:
         opts["alpha"] = entry.alpha
@@ -178,9 +174,9 @@ def _run_theorem(entry: Entry, mode: str, seed: int, t0: float, workers: int | N
         result = check_theorem(_theorem_instance(entry), **opts)
     details = result.to_dict()
     witness = None if result.counterexample is None else {"counterexample": details["counterexample"]}
-    return make_outcome(entry, RunContext(mode, seed, t0), outcome=result.verdict, matched=result.verdict == entry.expect,
-                    samples=runs, search_samples=None, seconds=time.perf_counter() - t0, witness=witness,
-                    details=details, result=result)
+    return make_outcome(entry, ctx, outcome=result.verdict.value,
+                        samples=runs, search_samples=None, witness=witness,
+                        details=details, result=result)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -231,16 +227,16 @@ def _found_theorem(o: EntryOutcome) -> str:
 
 def _with_mechanism(fn: Callable[..., EntryOutcome]) -> Callable[[Entry, RunContext], EntryOutcome]:
     def run(entry: Entry, ctx: RunContext) -> EntryOutcome:
-        return fn(entry, build_mechanism(entry), ctx.mode, ctx.seed, ctx.t0)
+        return fn(entry, build_mechanism(entry), ctx)
     return run
 
 
 def _statistical(entry: Entry, ctx: RunContext) -> EntryOutcome:
-    return _run_statistical(entry, build_mechanism(entry), ctx.mode, ctx.seed, ctx.t0, ctx.workers, ctx.sequential)
+    return _run_statistical(entry, build_mechanism(entry), ctx)
 
 
 def _theorem(entry: Entry, ctx: RunContext) -> EntryOutcome:
-    return _run_theorem(entry, ctx.mode, ctx.seed, ctx.t0, ctx.workers)
+    return _run_theorem(entry, ctx)
 
 
 BUILTIN_KINDS: tuple[CheckKind, ...] = (
