@@ -106,3 +106,15 @@ def test_suite_outcomes_carry_the_measured_quantity(suite: str, entry_id: str, n
     assert out.measured is not None and out.measured.name == name
     assert out.measured.value == pytest.approx(out.epsilon_lower_bound)
     assert out.verdict in (Verdict.PASS, Verdict.VIOLATION) and out.to_dict()["measured"]["name"] == name
+
+
+def test_suite_claim_is_validated_and_converts() -> None:
+    from dpverify.errors import SuiteError
+    from dpverify.suites import Claim
+
+    assert Claim(epsilon=0.5, delta=1e-6).privacy == PrivacyClaim(0.5, 1e-6)
+    assert Claim(epsilon=None, sensitivity=1.0, norm="l1").privacy is None
+    with pytest.raises(InputError, match="delta"):
+        Claim(epsilon=0.5, delta=2.0)
+    with pytest.raises(SuiteError, match="sensitivity"):
+        Claim(epsilon=None, sensitivity=-1.0, norm="l1")

@@ -133,10 +133,20 @@ def check_ledger(mechanism: Any, x: Any, epsilon: float, delta: float = 0.0, *, 
     rtol : relative tolerance on the claim (budgets split into fractions do not add up exactly in floating
         point): a total up to ``claim·(1 + rtol)`` passes.
 
-    Returns a :class:`~dpverify.statistical.result.LedgerResult`.  Raises :class:`InputError` for a bad claim or option, a
-    mechanism without ``privacy_ledger``, or a charge that is malformed (missing attribute, non-finite or
-    negative ε/δ, empty kind, ``parallel`` not an integer >= 1; the message names the run and the charge), and
-    :class:`MechanismError` when ``privacy_ledger`` raises (naming the run and the input).
+    Returns
+    -------
+    LedgerResult
+        The composed totals of the worst run against the claim, per kind and per level, and ``verdict``
+        (``violation`` when a run's charges compose to more than the claim).
+
+    Raises
+    ------
+    InputError
+        A bad claim or option, a mechanism without ``privacy_ledger``, or a malformed charge (missing attribute,
+        non-finite or negative ε/δ, empty kind, ``parallel`` not an integer >= 1; the message names the run and the
+        charge).
+    MechanismError
+        ``privacy_ledger`` raises (the message names the run and the input).
     """
     epsilon = check_real("epsilon", epsilon, low=0.0, high=math.inf, low_open=True, high_open=True)
     delta = check_real("delta", delta, low=0.0, high=1.0, low_open=False, high_open=True)

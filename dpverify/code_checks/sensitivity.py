@@ -267,9 +267,26 @@ def check_sensitivity(f: Callable[[Any], Any], claimed: float, relation: Neighbo
     max_evaluations : cap on the pairs examined.  ``seed``: the seed of every random choice.
     rtol : relative tolerance on the claim (floating-point rounding).
 
-    Returns a :class:`SensitivityResult`.  Raises :class:`InputError` for a claim that is not a finite number
-    > 0, an unknown norm, a relation that is not a relation object or does not match ``x``, or ``f`` raising
-    on an input (the message names the input).
+    Returns
+    -------
+    SensitivityResult
+        The largest change found, its witness pair and search stage, and ``verdict`` (``violation`` when the change
+        exceeds the claim beyond ``rtol``).  A pass means no larger change was found by this search.
+
+    Raises
+    ------
+    InputError
+        A claim that is not a finite number > 0, an unknown norm, a relation that is not a relation object or does
+        not match ``x``, or ``f`` raising on an input (the message names the input).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpverify.neighbours import AddRemoveOne
+    >>> r = check_sensitivity(lambda d: np.sum(np.clip(d, 0, 1)), 0.5, AddRemoveOne(), [0.2, 0.9], domain=(0.0, 1.0),
+    ...                       examples=0, seed=0)
+    >>> r.violation, float(r.max_change)
+    (True, 1.0)
     """
     claimed = _check_claim(claimed)
     if norm not in NORMS:

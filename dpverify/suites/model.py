@@ -12,7 +12,7 @@ from typing import Any
 
 from dpverify.errors import DPVerifyError, SuiteError
 from dpverify.jsonsafe import json_clean, json_float
-from dpverify.results import Measured, Verdict
+from dpverify.results import Measured, PrivacyClaim, Verdict
 from dpverify.suites.imports import resolve
 
 
@@ -61,7 +61,8 @@ class Budget:
 
 @dataclass(frozen=True)
 class Claim:
-    """The claim under audit: (epsilon, delta)-DP, or (``sensitivity`` entries) a sensitivity Δ in ``norm``.
+    """The claim of a suite entry: (epsilon, delta)-DP (:attr:`privacy`, a validated
+    :class:`~dpverify.results.PrivacyClaim`), or (``sensitivity`` entries) a sensitivity Δ in ``norm``.
 
     A ``replay`` entry may state no claim: it checks the sensitivities its mechanism declares at every step.
     """
@@ -70,6 +71,18 @@ class Claim:
     delta: float = 0.0
     sensitivity: float | None = None
     norm: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.epsilon is not None:
+            PrivacyClaim(self.epsilon, self.delta)          # validates: 0 <= ε < inf, 0 <= δ < 1
+        if self.sensitivity is not None and not (0 < self.sensitivity < float("inf")):
+            raise SuiteError(f"a sensitivity claim must be a finite number > 0, got {self.sensitivity!r}")
+
+    @property
+    def privacy(self) -> PrivacyClaim | None:
+        """The (ε, δ) claim as the result model's :class:`~dpverify.results.PrivacyClaim` (``None`` for a
+        sensitivity claim or no claim)."""
+        return None if self.epsilon is None else PrivacyClaim(self.epsilon, self.delta)
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"epsilon": self.epsilon, "delta": self.delta}
