@@ -54,7 +54,7 @@ def test_level_budgets_follow_sqrt_two_profile_and_sum_to_the_total() -> None:
     e = level_budgets(0.18, 8)
     assert math.isclose(e.sum(), 0.18, rel_tol=1e-12)
     assert np.allclose(e[1:] / e[:-1], math.sqrt(2.0))
-    # the digest's worked numbers for ε = 1, τ_r = 7 (§1.6): ε_cnt_0 = 0.00497, ε_exp_6 = 0.05783
+    # worked numbers for ε = 1, τ_r = 7 (Sec. 6.1's split, Alg. 1 lines 4-5): ε_cnt_0 = 0.00497, ε_exp_6 = 0.05783
     b = DPM(epsilon=1.0, delta=1e-8, bounds=(-100.0, 100.0), d=10).budgets()
     assert round(float(b["eps_cnt"][0]), 5) == 0.00497 and round(float(b["eps_exp"][6]), 5) == 0.05783
     assert b["eps_cnt"].shape == (8,) and b["eps_exp"].shape == (7,)

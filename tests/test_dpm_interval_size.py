@@ -341,7 +341,7 @@ def test_beta_from_percentile_picks_the_closest_key():
 
 
 def test_literal_sigmas_30_is_data_independent():
-    """Sec. 6.4's "sigmas = [30]" taken literally (digest §5 item 18): beta = 15 on every data set."""
+    """Sec. 6.4's "sigmas = [30]" taken literally (a single candidate σ): beta = 15 on every data set."""
     est = IntervalSizeEst(epsilon=1.0, n_tilde=500.0, bounds=(-40.0, 40.0), sigmas=(30.0,))
     assert np.all(est(DATA_1D, 100, np.random.default_rng(0)) == 15.0)
     assert np.all(est(np.zeros(500), 100, np.random.default_rng(0)) == 15.0)

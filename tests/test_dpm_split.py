@@ -104,7 +104,7 @@ def test_centreness_key_values_and_continuity():
 
 def test_centreness_negative_beyond_n_tilde():
     n = 12.0
-    c = centreness_from_rank(np.array([13.0, 14.0]), n, T, Q)  # r > n: outer formula (digest §2.3 flag)
+    c = centreness_from_rank(np.array([13.0, 14.0]), n, T, Q)  # r > n: outer formula (Def. 6 leaves it undefined)
     np.testing.assert_allclose(c, [-T / (n * Q), -2 * T / (n * Q)])
     assert np.all(c < 0)
 

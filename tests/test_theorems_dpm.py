@@ -85,7 +85,7 @@ def test_level_counts_have_the_level_budget_and_a_laplace_law(level: int) -> Non
 
 
 def test_dpm_level_budgets_by_hand() -> None:
-    # ε_cnt_0 = 0.18/Σ_{j≤7} √2^j, δ_cnt = 0.2δ/8, λ_0 = −ln(2δ_cnt)/ε_cnt_0 ≈ 4077.0 (digest §1.6, the code's δ_cnt)
+    # ε_cnt_0 = 0.18/Σ_{j≤7} √2^j, δ_cnt = 0.2δ/8, λ_0 = −ln(2δ_cnt)/ε_cnt_0 ≈ 4077.0 (Sec. 6.1, the code's δ_cnt)
     eps0 = 0.18 / sum(math.sqrt(2.0) ** j for j in range(8))
     th = NoisyCountCloseness(epsilon=1.0, delta=DELTA, kappa_shift=0.0)
     assert th.eps_cnt == pytest.approx(eps0, rel=1e-12) and th.eps_cnt == pytest.approx(0.004971, abs=1e-6)

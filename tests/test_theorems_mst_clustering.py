@@ -2,7 +2,7 @@
 Laplace mechanism (Thm 4.2.1, Eq 4.3) and Claim 4.1.1: algorithms/theorems/mst_clustering.py.
 
 Bounds against values computed independently (math.lgamma / factorials, direct products, numerical integration of
-the App. A.3 density), the digest's numbers recomputed, exact() against Monte Carlo, samplers against one-shot
+the App. A.3 density), the hand-computed numbers recomputed, exact() against Monte Carlo, samplers against one-shot
 loops, Def 4.1.1 against a direct enumeration of partitions, hypotheses() messages, and check_theorem verdicts."""
 
 from __future__ import annotations
@@ -60,7 +60,7 @@ def test_alpha_star_solves_x_ln_x_equals_ln_h(n: int, gamma: float) -> None:
 
 
 def test_digest_threshold_table_recomputed() -> None:
-    # digest §3 Theorem 3.5.1 table (α* to 4 decimals), recomputed
+    # Theorem 3.5.1 threshold table (α* to 4 decimals, Lambert-W form), recomputed
     table = {(0.5, 10): 1.7048, (0.5, 100): 2.0842, (0.5, 1000): 2.3029, (0.5, 10**4): 2.4387, (0.5, 10**6): 2.5959,
              (0.1, 10): 1.5183, (0.1, 10**6): 2.4536, (0.05, 1000): 2.0460, (0.01, 10): 1.3741, (0.01, 10**6): 2.2886}
     for (g, n), want in table.items():
@@ -98,7 +98,7 @@ def test_alpha_star_holds_at_itself_in_high_precision() -> None:
 
 
 def test_first_failing_n_alpha_2_digest_values() -> None:
-    # digest §3 Thm 3.5.2 remark: α = 2 first fails at n = 53, 288, 583, 2946, 29545
+    # Thm 3.5.2 vs the abstract's α = 2 (docs/findings.md F22): α = 2 first fails at n = 53, 288, 583, 2946, 29545
     for g, n0 in [(0.5, 53), (0.1, 288), (0.05, 583), (0.01, 2946), (0.001, 29545)]:
         assert first_failing_n(2.0, g, 40_000) == n0
 
@@ -175,7 +175,7 @@ def test_block_bounds_by_hand() -> None:
 def test_two_block_probability_closed_form_and_digest_table() -> None:
     for s in [0.5, 3.0, 9.0]:  # one edge per block: exactly F_{Y1+Y2}(t), so the printed bound is attained
         assert two_block_probability(1, 1, s) == pytest.approx(1 - float(pair_failure(s)), abs=1e-10)
-    # digest §3 Thm 4.2.1 counterexample table (exact numerical integration), recomputed
+    # Thm 4.2.1 counterexample table (docs/findings.md F18) (exact numerical integration), recomputed
     for a, s, want in [(1000, 10.0, 0.00402), (100, 10.0, 0.74649), (10, 8.0, 0.96016)]:
         assert two_block_probability(a, a, s) == pytest.approx(want, abs=6e-6)
     assert two_block_probability(2, 2, 3.0) == pytest.approx(0.83187, abs=6e-6)

@@ -2,7 +2,7 @@
 
 Bug: Sealfon's ``Lap(r/ε)`` per edge is ε-DP when the *whole* weight vector moves by at most ``r`` in ℓ1
 (seed 002 Def. 2.2.1); seed 001's ℓ∞ neighbourhood (Def. 2.1) lets every edge move by ``mu``, an ℓ1 change
-of ``|E|·mu``, so the scale must be ``|E|·mu/ε`` (digest E7: the two neighbourhoods are silently mixed in
+of ``|E|·mu``, so the scale must be ``|E|·mu/ε`` (docs/findings.md F5: the two neighbourhoods are silently mixed in
 the papers' comparisons).  Control: :class:`algorithms.graph.laplace_mst.LaplaceMST` with
 ``neighbours="linf"``.  True ε: up to ``|E|·ε`` for the noisy weights; the released tree alone leaks less
 (``docs/findings.md`` gives the measured value).

@@ -2,10 +2,11 @@
 
 Bug: Δu must bound the change of the utility between *neighbouring* inputs (seed 001 Sec. 2.2,
 ``Δu_G = max_r max_{w~w'} |u_G(w, r) - u_G(w', r)|``).  Seed 002 Sec. 3.4 states the normalised value
-``Δu_G = 1/|E|`` for weights rescaled so that their "maximum global variation" is 1 (digest E7); code that
-performs that rescaling with the *observed* range of the weights -- ``Δu = (max w - min w)/|E|`` -- makes
-the noise level a function of the private data, the graph analogue of the data-dependent Laplace scale of
-the classic catalogue (:mod:`algorithms.broken.data_dependent_scale`).  A neighbour that widens the range
+``Δu_G = 1/|E|`` for weights rescaled so that their "maximum global variation" is 1 (an unstated
+normalisation, docs/findings.md F2); code that performs that rescaling with the *observed* range of the
+weights -- ``Δu = (max w - min w)/|E|`` -- makes the noise level a function of the private data, the graph
+analogue of the data-dependent Laplace scale of the classic catalogue
+(:mod:`algorithms.broken.data_dependent_scale`).  A neighbour that widens the range
 flattens the distribution; one that narrows it makes the output nearly deterministic.
 Control: :class:`algorithms.graph.pamst.PAMST`.
 True ε: up to ``|E|·ε`` (every logit lies within ``ε'|E|/2`` of the others, so each step is at most

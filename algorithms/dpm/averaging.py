@@ -6,7 +6,7 @@ of the data set and the privacy parameters ε_avg, δ_avg to the sum of all elem
 Then, to obtain the cluster centres, the sums are divided by the noisy number of elements ñ"),
 Algorithm 1 line 11, Theorem 1 (DP-AVG assumed ``(ε_avg, δ_avg)``-DP); docs/findings.md F13.
 
-The paper gives no σ formula and never defines "radius" (digest §5 item 17).  Resolved as the
+The paper gives no σ formula and never defines "radius" (Sec. 3.4).  Resolved as the
 authors' code does (diffprivlib ``GaussianAnalytic(epsilon=ε_avg, delta=δ_avg, sensitivity=max_norm)``
 applied to every coordinate of the sum with the same σ, which is the vector Gaussian mechanism):
 
@@ -15,16 +15,16 @@ applied to every coordinate of the sum with the same σ, which is the vector Gau
 * **ℓ2 sensitivity** (:func:`sum_l2_sensitivity`): under add/remove one point (Def. 1) a point
   contributes a vector of ``[a, b]^d``, of norm at most ``max(|a|, |b|)·√d`` (the code's ``max_norm``;
   "radius" = the largest norm, not the diameter); under replace-one the sum moves by
-  ``x − y`` with ``x, y ∈ [a, b]^d``: ``(b − a)·√d`` (the diameter; digest §1.2 remark).
+  ``x − y`` with ``x, y ∈ [a, b]^d``: ``(b − a)·√d`` (the diameter; replace-one is Sec. 2.3's prose).
 * **σ** (:func:`analytic_gaussian_sigma`): Balle & Wang, "Improving the Gaussian Mechanism for
   Differential Privacy: Analytical Calibration and Optimal Denoising" (ICML 2018), Theorem 8 and
   Algorithm 1 -- the analytic Gaussian mechanism (what diffprivlib's ``GaussianAnalytic`` computes),
   valid for every ``ε > 0``.
-* **Clipping** (digest §5 item 32, §7 item 8): DPM has no explicit clipping step and assumes
+* **Clipping** (Sec. 2.1, "D has range R"): DPM has no explicit clipping step and assumes
   ``a ≤ x ≤ b``.  ``clip=True`` (default) clips, so the bound holds for every input;
   ``clip=False`` sums the raw points -- a point outside ``R`` then moves the sum by more than the
   declared sensitivity, i.e. "points outside R break the guarantee" (a broken twin for audits).
-* **Centre = noisy sum / ñ** (digest §7 item 8): ``ñ`` is the leaf's noisy count *already released*
+* **Centre = noisy sum / ñ** (Sec. 3.4): ``ñ`` is the leaf's noisy count *already released*
   by DPM (Alg. 1 lines 7/16-17), passed in as ``n_tilde``; the mechanism never reads ``|C|``.  The
   division is post-processing.  (The code divides by the same ``ñ`` it returns as the weight and
   returns the centre 0 for an empty leaf; here an empty leaf has sum 0, so its centre is pure noise

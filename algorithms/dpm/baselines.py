@@ -5,7 +5,7 @@ Sec. 6.1 ("Baselines").
 Both receive ``k`` = the reported number of classes (Table 1), unlike DPM.
 
 * :func:`kmeans` -- scikit-learn's ``KMeans(n_clusters=k, n_init=1, max_iter=300, random_state=seed)``
-  (k-means++ initialisation), the authors' setting (digest §4.2 [CODE]).
+  (k-means++ initialisation), the authors' setting (their evaluation code).
 * :func:`dp_lloyd` -- DP-Lloyd from IBM's diffprivlib (Holohan et al., ref. [12] of the paper):
   ``diffprivlib.models.KMeans(n_clusters=k, epsilon=ε, bounds=(lower, upper), random_state=seed)``,
   pure ε-DP (δ is unused).  It is given the **public** box ``[a, b]^d`` (never data-derived bounds,
@@ -67,7 +67,7 @@ def _random_state(seed: object) -> int:
 
 
 def kmeans(data: object, k: int, seed: int | np.random.SeedSequence) -> np.ndarray:
-    """Non-private KMeans++ (seed 004 Sec. 6.1, digest §4.2): the ``(k, d)`` cluster centres of
+    """Non-private KMeans++ (seed 004 Sec. 6.1): the ``(k, d)`` cluster centres of
     ``sklearn.cluster.KMeans(n_clusters=k, n_init=1, max_iter=300, random_state=seed)`` fitted on ``data``."""
     from sklearn.cluster import KMeans
 
@@ -88,7 +88,7 @@ def _import_diffprivlib_kmeans() -> type:
 
 def dp_lloyd(data: object, k: int, bounds: tuple[float, float], epsilon: float,
              seed: int | np.random.SeedSequence) -> np.ndarray:
-    """DP-Lloyd (seed 004 Sec. 6.1, digest §4.2): the ``(k, d)`` centres of diffprivlib's ε-DP k-means,
+    """DP-Lloyd (seed 004 Sec. 6.1): the ``(k, d)`` centres of diffprivlib's ε-DP k-means,
     ``diffprivlib.models.KMeans(n_clusters=k, epsilon=epsilon, bounds=(a·1_d, b·1_d), random_state=seed)``.
 
     ``bounds = (a, b)`` is the public range of every coordinate (the box ``[a, b]^d``); data outside it

@@ -4,14 +4,14 @@ Source: seed 004, Liebenow, Schütt et al., "DPM: Clustering Sensitive Data thro
 Sec. 6.1 and Table 1.
 
 * :func:`synth` -- Synth-10d / Synth-100d: "sampling the same number of data points from multiple
-  Gaussians, one for each cluster".  The paper gives no σ, box or seed; the authors' code (digest §4.1
+  Gaussians, one for each cluster".  The paper gives no σ, box or seed; the authors' code (evaluation ``datasets.py``
   [CODE]) uses ``sklearn.datasets.make_blobs(n_samples=100000, n_features=10|100, centers=64,
   random_state=42, center_box=(-100, 100), cluster_std=1)`` with the public range R = (−100, 100).
   There only the *centres* are boxed and the points are **not clipped**, so points near a face of the
   box fall outside R -- not "a few" in high dimension: with the authors' seed about 2% of the Synth-10d
   points and about a quarter of the Synth-100d points have at least one coordinate outside (a centre
   coordinate within a few σ of ±100 is likely among 64·100 of them).  DP needs every point inside the
-  public range (DPM's averaging sensitivity and DP-Lloyd's both assume it; digest §7 item 8), so
+  public range (DPM's averaging sensitivity and DP-Lloyd's both assume it; Sec. 2.1), so
   :func:`synth` **clips** them to R and reports how many points it clipped (:attr:`Dataset.n_clipped`)
   -- a departure from the authors' code; each clipped coordinate moves by a few σ = 1 at most, far
   less than the distance between the Gaussians.
@@ -86,7 +86,7 @@ def _check_int(name: str, value: object, low: int) -> int:
 
 
 def synth(n: int = 100_000, d: int = 10, centers: int = 64, seed: int = 42) -> Dataset:
-    """Synth-``d``d (seed 004 Sec. 6.1, Table 1; digest §4.1 [CODE]): ``n`` points from ``centers``
+    """Synth-``d``d (seed 004 Sec. 6.1, Table 1; the authors' code): ``n`` points from ``centers``
     isotropic Gaussians (σ = 1) with centres uniform in ``(−100, 100)^d``:
     ``sklearn.datasets.make_blobs(n_samples=n, n_features=d, centers=centers, random_state=seed,
     center_box=(-100, 100), cluster_std=1)``, bounds (−100, 100).

@@ -43,7 +43,7 @@ sensitivity.  :func:`percentile_utility_on_grid` evaluates it on a fixed grid.
 *On the averaged gaps* (Lemma 1 claims 2): in one dimension adding a point either splits one gap
 into two (``#{a < v}`` moves by ``−1..+2``) or appends a gap at an end (``0..+1``), and ``k = |A|``
 grows by one, so ``|Δu(v)| ≤ 2`` -- Lemma 1 holds for ``d = 1``.  **For ``d ≥ 2`` it is false**
-(digest §3 Lemma 1 remark, §5 item 19, §7 item 5): the new point enters every dimension's sort order at
+(docs/findings.md F11, F15): the new point enters every dimension's sort order at
 a different rank, so the ``j``-th gaps of different dimensions are re-paired and every entry of ``A``
 can change.  Inserting a point at the bottom of dimension 0 and at the top of dimension 1 shifts the
 dimension-0 gaps by one index against the dimension-1 gaps; with dimension-0 gaps ``1, 2, …, m`` and
@@ -53,10 +53,10 @@ maximum (zero new gaps), every ``A_j`` is ``(m + 1)/2`` before and ``m/2`` after
 (``tests/test_dpm_interval_size.py``).  The utility ``u(v)`` then moves by ``≈ p·|D|``.  The DP
 percentile calibrated for ``Δ = 2`` is therefore not ``ε_int``-DP on the averaged gaps for ``d ≥ 2``.
 "Exchange" in the proof of Lemma 1 vs. add/remove in Def. 1 is a second (harmless for ``d = 1``)
-discrepancy (digest §1.2).
+discrepancy (Sec. 2.3, Sec. 4.2 and App. A.1).
 
-Errata and choices (digest §2.6, §5)
-------------------------------------
+Errata and choices (Sec. 3.5, Sec. 6.4)
+---------------------------------------
 * **Budget / sensitivity.**  The public code calls diffprivlib ``percentile(A, 65,
   epsilon=0.5·ε_int, bounds=(0, b − a))`` (sensitivity 1 inside diffprivlib): the law
   ``∝ |I|·exp(0.5 ε_int u/2)`` is exactly ours with ``sensitivity=2`` (``ε_int·u/(2·2)``).
@@ -77,7 +77,7 @@ Errata and choices (digest §2.6, §5)
   σ (the σ's samples are then correlated, which Alg. 2 does not forbid), and since the gaps and their
   percentile are positively homogeneous, ``T``'s key for σ is exactly ``σ·k₁(ñ)`` with ``k₁`` the key of
   ``σ = 1`` (:func:`unit_gap_percentile`, cached per simulation size).  One simulation instead of
-  ``|sigmas|`` (59): this is most of the authors' run time (digest §2.9) and it is data-independent.  The
+  ``|sigmas|`` (59): this is most of the authors' run time (Sec. 3.6) and it is data-independent.  The
   closest key to ``p̃`` is then the σ closest to ``p̃/k₁``.  ``"independent"`` (default here) draws every σ
   afresh, as the code does.
 * **Closest key** (line 10, "approximate equality"): ``argmin |key − p̃|``; an exact tie (a

@@ -10,7 +10,7 @@ Every metric labels a point by its **nearest centre** (Euclidean; :func:`assign`
 open; they are resolved here as follows (each function's docstring repeats its resolution):
 
 * **Inertia (Def. 10)** prints ``Σ_i Σ_{x∈C_i} ||c_i − x||_2`` (not squared).  The reported numbers
-  imply *squared* distances (digest §4.5 remark: Synth's KMeans inertia 1.0e06 = n·d·σ² for
+  imply *squared* distances (Table 2: Synth's KMeans inertia 1.0e06 = n·d·σ² for
   n = 100 000, d = 10, σ = 1; non-squared would be ≈ 3.2e05), and the authors' ``j_score`` squares, as
   scikit-learn does.  :func:`inertia` therefore squares by default; ``squared=False`` is the printed
   Def. 10.
@@ -21,7 +21,7 @@ open; they are resolved here as follows (each function's docstring repeats its r
   with the number of centres (a centre per point scores 1).
 * **KMeans distance (Def. 9)**: the paper's formula sums over the private centres and runs over ℓ of
   its ℓ + 1 reference sets, and it never defines the "Norm." of its tables.  Settled as the authors'
-  ``norm_kmeans_dist`` (digest §4.3 [CODE]): the mean over the reference sets ``C_1..C_ℓ`` of the
+  ``norm_kmeans_dist`` (their evaluation code): the mean over the reference sets ``C_1..C_ℓ`` of the
   **per-private-centre mean** of ``min_{c′∈C_i} ||c − c′||_2``; normalised = divided by the diameter of
   the public box.  The code divides by ``2·radius`` with ``radius`` undefined in its ``datasets.py``; here
   the diameter of ``[a, b]^d`` is used, i.e. **(b − a)·√d** (for Synth, ``R = (−100, 100)``, d = 10:
@@ -52,7 +52,7 @@ __all__ = [
     "silhouette",
 ]
 
-#: The authors' ``silhouette_score(..., sample_size=10000)`` (digest §4.3 [CODE]).
+#: The authors' ``silhouette_score(..., sample_size=10000)`` (their evaluation code).
 DEFAULT_SILHOUETTE_SAMPLE: int = 10_000
 #: At most this many entries of the (points × centres) distance matrix are held at once by :func:`assign`.
 _CHUNK_ENTRIES: int = 1 << 20
@@ -165,7 +165,7 @@ def inertia(data: object, centres: object, *, squared: bool = True) -> float:
     """Inertia (seed 004 Def. 10, App. C.1): the sum over points of the distance to the nearest centre.
 
     ``squared=True`` (default): ``Σ_x min_c ||x − c||²``, scikit-learn's ``KMeans.inertia_`` and the
-    authors' ``j_score``; the reported Table 2 numbers imply it (digest §4.3, §4.5 remark).
+    authors' ``j_score``; the reported Table 2 numbers imply it (Def. 10, Table 2).
     ``squared=False``: ``Σ_x min_c ||x − c||`` as Def. 10 is printed.
     """
     x = _as_points(data)
@@ -181,7 +181,7 @@ def silhouette(data: object, centres: object, *, sample_size: int | None = DEFAU
                seed: int | np.random.SeedSequence | None) -> float:
     """Silhouette score (seed 004 Def. 11, App. C.1) of the nearest-centre clustering.
 
-    As the authors' code (digest §4.3 [CODE]): ``sklearn.metrics.silhouette_score`` (Euclidean) on a
+    As the authors' evaluation code: ``sklearn.metrics.silhouette_score`` (Euclidean) on a
     random subsample of ``sample_size`` points drawn without replacement by
     ``numpy.random.default_rng(seed).choice(n, sample_size, replace=False)``, each labelled by its nearest
     centre among **all** points' clustering (the subsample only thins the points the score averages
@@ -235,7 +235,7 @@ def _accuracy_from(idx: np.ndarray, y: np.ndarray, k: int) -> float:
 def kmeans_distance(centres: object, reference_sets: Sequence[object], *,
                     bounds: tuple[float, float] | None = None, d: int | None = None,
                     normalise: bool = False) -> float:
-    """KMeans distance (seed 004 Def. 9, App. C.1), as the authors' ``norm_kmeans_dist`` (digest §4.3):
+    """KMeans distance (seed 004 Def. 9, App. C.1), as the authors' ``norm_kmeans_dist``:
 
     ``KD = (1/ℓ) Σ_{i=1}^{ℓ} (1/|C_priv|) Σ_{c∈C_priv} min_{c′∈C_i} ||c − c′||_2``
 

@@ -9,7 +9,7 @@ all candidates are looked up with :func:`numpy.searchsorted` (``O((n + |W|) log 
 
 Conventions and the ambiguities they resolve
 --------------------------------------------
-* **Candidates** (Sec. 3.1, Alg. 1 line 9; digest §2.1).  ``K = floor((b − a)/β)`` intervals per
+* **Candidates** (Sec. 3.1, Alg. 1 line 9).  ``K = floor((b − a)/β)`` intervals per
   dimension (the paper does not say how ``(b−a)/β`` is rounded; the authors' code uses ``int(...)``,
   i.e. floor, with no tolerance — so ``(b−a)/β = 0.3/0.1 = 2.9999999999999996`` gives ``K = 2``,
   exactly as the code does).  Candidate ``(i, k)`` sits at ``s = a + (k + 0.5)·β`` (the interval
@@ -17,12 +17,12 @@ Conventions and the ambiguities they resolve
   candidate.  One range ``R = [a, b]`` is shared by all dimensions (Sec. 2.1).
 * **Candidate index** (Alg. 1 lines 23-25).  Dimension-major: ``index = i·K + k``, decoded as
   ``i = index // K``, ``k = index mod K`` (:func:`decode_candidates`).  The printed decoding
-  ``d* = ⌊d·numSplits / i*⌋``, ``s* = ((d·numSplits mod i*) + 0.5)·β`` is wrong (digest §2.5 / §5
-  item 15); this is the authors' code's decoding.
+  ``d* = ⌊d·numSplits / i*⌋``, ``s* = ((d·numSplits mod i*) + 0.5)·β`` is wrong
+  (its ``/`` and ``mod`` are swapped); this is the authors' code's decoding.
 * **Emptiness** (Def. 5).  ``|s|`` counts the points in the **closed** interval
   ``[s − β/2, s + β/2]`` (computed literally as ``s ∓ 0.5·β`` in floating point), so a point on the
   boundary shared by two neighbouring candidates counts in both.  (The authors' code instead uses
-  half-open ``fast_histogram`` bins of width ``(b−a)/K ≥ β``; digest §2.2, §5 item 30.)
+  half-open ``fast_histogram`` bins of width ``(b−a)/K ≥ β``.)
   ``e = 1 − |s|/ñ`` is **not clipped** by default, as in Def. 5; ``clip=True`` clips to ``[0, 1]``
   like the authors' code.  Clipping is 1-Lipschitz, so Lemma 4's ``Δ_e = 1/ñ`` holds either way.
 * **Centreness** (Def. 6).  Rank ``r = #{x ∈ S^(i) : x < s}``, the *left* insertion index
@@ -30,7 +30,7 @@ Conventions and the ambiguities they resolve
   outer formula is used when ``|ñ/2 − r| ≥ ñ/2 − ñq`` (the code's test; at the boundary both formulas
   give ``t``, so the choice is immaterial), the inner one otherwise.  Def. 6 covers only
   ``r ∈ [0, ñ]``; with this test a rank ``r > ñ`` (possible whenever ``ñ < |S|``) takes the outer
-  formula and gets a *negative* centreness ``(ñ − r)·t/(ñq)`` (digest §2.3 flag, §5 item 9).  The
+  formula and gets a *negative* centreness ``(ñ − r)·t/(ñq)`` (Def. 6 leaves ``r > ñ`` undefined).  The
   function is continuous and piecewise linear in ``r`` with slopes ``±t/(ñq)`` (outer) and
   ``±2(1−t)/(ñ(1−2q))`` (inner).
 * **Parameter validity** (Def. 6: "t, q are valid if t ≥ 2q > 0").  :func:`check_parameters` also
@@ -38,16 +38,16 @@ Conventions and the ambiguities they resolve
   one, ``2|1 − t|q ≤ t(1 − 2q)``, which ``t ≥ 2q`` guarantees only for ``t ≤ 1`` (e.g. ``q = 0.3,
   t = 4`` satisfies Def. 6 but has inner slope ``15/ñ > 40/(3ñ)`` = outer slope), and ``q = 1/2``
   makes the inner formula ``0/0``.  Sec. 3.2 says the minimum inner score is ``1 − t``; by the
-  formula it is ``t`` (digest §5 item 10).
+  formula it is ``t`` (at ``r = ñq``).
 * **Score** (Def. 7): ``f = c + α·e``.
 * **Sensitivity** (Lemma 5): ``Δ_f = (t/q + α)/(ñ − λ)`` for add/remove neighbours (Def. 1) with
   ``ñ`` held fixed for both data sets, as in the proofs of Lemmas 3-5.  Adding one point moves every
   rank by 0 or +1 and every count by 0 or +1, so each candidate's score changes by a value in
   ``[−(t/q + α)/ñ, +t/(ñq)]`` (an *increase* can only come from the centreness): the bound holds
-  for every ``λ ∈ [0, ñ)``; ``λ`` only makes it more conservative (digest §5 item 7).  ``ñ − λ ≤ 0``
-  leaves the paper's ``Δ_f`` undefined (digest §1.6, §5 item 8).
+  for every ``λ ∈ [0, ñ)``; ``λ`` only makes it more conservative (docs/findings.md F12).  ``ñ − λ ≤ 0``
+  leaves the paper's ``Δ_f`` undefined (Sec. 3.3, Def. 8).
 
-Defaults (Sec. 6.4, digest §2.8): ``t = 0.3``, ``q = 1/12``, ``α = 5`` (so ``t/q + α = 8.6``).
+Defaults (Sec. 5.2, 6.4): ``t = 0.3``, ``q = 1/12``, ``α = 5`` (so ``t/q + α = 8.6``).
 """
 
 from __future__ import annotations
@@ -375,8 +375,8 @@ def score_sensitivity(
     """``Δ_f = (t/q + α)/(ñ − λ)`` (Lemma 5 = Lemma 3's ``t/((ñ−λ)q)`` + α·Lemma 4's ``1/(ñ−λ)``;
     Alg. 1 line 22).
 
-    The paper's ``Δ_f`` is undefined for ``ñ − λ ≤ 0`` (typical at deep recursion levels; digest
-    §1.6): this raises :class:`ValueError` unless ``clamp=True``, which reproduces the authors' code
+    The paper's ``Δ_f`` is undefined for ``ñ − λ ≤ 0`` (typical at deep recursion levels with
+    Sec. 6.1's budget split): this raises :class:`ValueError` unless ``clamp=True``, which reproduces the authors' code
     and uses ``max(ñ − λ, 1)``.  The clamp is sound at a fixed ``ñ ≥ 1`` (the true sensitivity is
     ``(t/q + α)/ñ ≤ t/q + α``) but *under-states* it when ``ñ < 1``.
     """

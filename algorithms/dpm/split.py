@@ -12,13 +12,13 @@ Output: the index ``i* = i·K + k`` of the chosen candidate (dimension ``i``, po
 ``a + (k + 0.5)β``), drawn with probability ``∝ exp(ε f(S, ñ, s)/(2Δ_f))``,
 ``Δ_f = (t/q + α)/(ñ − λ)``.
 
-* **Neighbours**: add/remove one point (Def. 1; digest §1.2).
+* **Neighbours**: add/remove one point (Def. 1).
 * **The noisy count ``ñ`` is a fixed, public parameter** of the mechanism, the same for ``S`` and
   ``S ∪ {x}``, exactly as in the proofs of Lemmas 3-5.  (In DPM it is the output of an earlier
   Laplace count and is charged separately, Alg. 1 lines 7/16-17.)  The data size ``|S|`` may differ
   from ``ñ``; an **empty data set is allowed** (every score is then ``α``: ranks 0, counts 0), since
   it is the add/remove neighbour of a one-point data set and the scores are well defined given ``ñ``.
-* **Exponent (digest §1.3, §5 item 2).**  ``exponent="two"`` (default) uses ``exp(ε f/(2Δ_f))``, the
+* **Exponent (Def. 4 vs. Thm. 2, Lemma 10).**  ``exponent="two"`` (default) uses ``exp(ε f/(2Δ_f))``, the
   form of Thm. 2, Lemma 10 and the authors' code (diffprivlib ``Exponential(monotonic=False)``); the
   score is not monotone (adding a point raises some scores and lowers others), so the factor 2 is
   needed for ε-DP (Dwork & Roth, Thm 3.10).  ``exponent="printed"`` reproduces **Definition 4
@@ -80,7 +80,7 @@ def as_points(x: object, d: int, bounds: tuple[float, float]) -> np.ndarray:
 
     Accepts ``(n,)`` when ``d = 1`` and ``(n, d)``; an empty data set (any shape of size 0) is
     ``(0, d)``.  Every coordinate must be finite and inside the public range ``[a, b]`` (Sec. 2.1:
-    "D has range R"; DPM itself has no clipping step, digest §5 item 32).  The score sensitivity
+    "D has range R"; DPM itself has no clipping step).  The score sensitivity
     (Lemmas 3-5) would survive points outside the range -- ranks and counts still move by at most
     one -- but the candidate grid and DPM's later Gaussian averaging assume it, so it is enforced here.
     """

@@ -5,7 +5,7 @@ Sec. 6 (6.1 set-up, 6.2 results), Table 1 (data), Table 2 (results), App. C.1 (m
 embeddings and UCI data cannot be rebuilt offline (the CNN is unspecified); scikit-learn's bundled digits
 stand in as a small real data set, without paper numbers.  EM-MC and LSH-Splits are not reproduced.
 
-Protocol (digest §4.4), as settled for this reproduction:
+Protocol (Sec. 6.1-6.2), as settled for this reproduction:
 
 * **Data** (:mod:`algorithms.dpm.datasets`): the authors' ``make_blobs`` (σ = 1, centres in (−100, 100)^d,
   ``random_state=42``), clipped to R = (−100, 100) (the authors' code does not clip); digits with R = (0, 16).
@@ -75,7 +75,7 @@ METRICS: tuple[tuple[str, str], ...] = (
     ("n_centres", "Number of centres"),
 )
 
-# Seed 004, Table 2 (Sec. 6.2), quoted from the digest §4.5: the KMeans, DP-Lloyd and DPM columns, verbatim.
+# Seed 004, Table 2 (Sec. 6.2), quoted from the paper: the KMeans, DP-Lloyd and DPM columns, verbatim.
 PRINTED: dict[str, dict[str, dict[str, str]]] = {
     "Synth-10d": {
         "silhouette": {"KMeans": "0.97 ± 0.00", "DP-Lloyd": "0.61 ± 0.05", "DPM": "0.96 ± 0.02"},
@@ -86,7 +86,7 @@ PRINTED: dict[str, dict[str, dict[str, str]]] = {
     "Synth-100d": {
         "silhouette": {"KMeans": "0.98 ± 0.00", "DP-Lloyd": "0.58 ± 0.04", "DPM": "0.98 ± 0.01"},
         "accuracy": {"KMeans": "1.00 ± 0.00", "DP-Lloyd": "0.63 ± 0.04", "DPM": "1.00 ± 0.01"},
-        # the source renders the std as "2.6e09" with E-form "2.6E-09" (digest §4.5 note): negative exponent
+        # the source renders the std as "2.6e09" with E-form "2.6E-09" (in the paper's text): negative exponent
         "inertia": {"KMeans": "1.0e07 ± 2.6e-09", "DP-Lloyd": "1.5e10 ± 9.7e08", "DPM": "5.4e08 ± 3.4e08"},
         "norm_kmeans_distance": {"KMeans": "0.00 ± 0.00", "DP-Lloyd": "0.21 ± 0.01", "DPM": "0.03 ± 0.00"},
     },
@@ -413,7 +413,7 @@ def format_report(res: Results, out_dir: Path, quick: bool, figure: str) -> str:
       "0.6.6). Both receive k = the number of classes. DPM: `algorithms.dpm.DPM(epsilon=1, delta=δ, bounds=R, d=d, "
       "out_of_range=\"clip\")` with the paper's defaults; it chooses its number of clusters itself (≤ 2^τ_r = 128).")
     w(f"- Metrics (`algorithms.dpm.metrics`), every point labelled by its nearest centre: **inertia** = sum of "
-      f"**squared** distances (Def. 10 prints non-squared; the paper's numbers imply squared, digest §4.5); "
+      f"**squared** distances (Def. 10 prints non-squared; the paper's numbers imply squared, Table 2); "
       f"**silhouette** = `sklearn.metrics.silhouette_score` on a seeded random subsample of "
       f"{DEFAULT_SILHOUETTE_SAMPLE} points (all points when n is smaller), −1 if fewer than 2 clusters are "
       f"non-empty; **accuracy** = majority-label purity (Def. 12); **KMeans distance** (Def. 9 as the authors' "
@@ -448,7 +448,7 @@ def format_report(res: Results, out_dir: Path, quick: bool, figure: str) -> str:
             w("")
             w(f"Paper: Table 2, {blk.spec.paper} block (mean ± std over 20 runs). Number of centres: the paper gives "
               f"the baselines k and does not report DPM's. For σ = 1 Gaussians the optimal (squared) inertia is "
-              f"about n·d·σ² = {blk.n * blk.d:.1e} (digest §4.5 remark; slightly less after clipping).")
+              f"about n·d·σ² = {blk.n * blk.d:.1e} (Table 2's KMeans column; slightly less after clipping).")
         else:
             rows = [[label] + [_cell(metric, _values(blk.runs[a], metric)) for a in ALGORITHMS]
                     for metric, label in METRICS]

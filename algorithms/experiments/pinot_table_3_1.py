@@ -13,8 +13,8 @@ i.e. |V| ≈ 1000, never stated; (E25) the PAMST p = 0.7 cells at ε = 0.1 and 0
   applied to the raw ``U(0, 10)`` weights (start vertex uniform, independent of the weights),
 
 on Erdős–Rényi graphs ``G(|V|, p)``, ``p ∈ {0.1, 0.3, 0.5, 0.7, 0.9}``, ``ε ∈ {0.1, 0.4, 0.7, 1.0}``,
-weights i.i.d. ``U(0, 10)``.  The paper never states ``|V|`` or the number of repetitions; the digest's
-claim is that ``|V| = 1000`` and a per-run standard deviation as "±" reproduce the printed numbers.
+weights i.i.d. ``U(0, 10)``.  The paper never states ``|V|`` or the number of repetitions; the
+hypothesis tested here is that ``|V| = 1000`` and a per-run standard deviation as "±" reproduce the printed numbers.
 This module tests that claim with its own runs and writes a side-by-side report.
 
 Design: run ``i`` at density ``p_j`` draws its own graph from
@@ -85,8 +85,8 @@ class Config:
     epsilons: tuple[float, ...] = EPSILONS
 
 
-#: The full reproduction: the digest's |V| = 1000 and 200 graphs per density (the paper's repetitions for
-#: Table 3.1 are unstated; Fig. 3.3 used "a hundred graphs").  About 5 min on 2 idle cores
+#: The full reproduction: |V| = 1000 (the size the printed errors imply) and 200 graphs per density (the
+#: paper's repetitions for Table 3.1 are unstated; Fig. 3.3 used "a hundred graphs").  About 5 min on 2 idle cores
 #: (10 min when they are shared with other jobs).
 FULL = Config(n_nodes=1000, runs=200)
 #: A smoke configuration (seconds): NOT comparable with the paper's numbers (the Laplace error grows with |V|).
@@ -409,7 +409,7 @@ def format_report(res: Results, out_dir: Path, quick: bool) -> str:
       "\"±\" = per-run SD (E26).")
     w("")
     w("Privacy meaning: PAMST with Δu = 1/|E| on U(0, 10) weights is ε-DP only for neighbouring weight "
-      "functions that differ by at most 1/|E| per edge (the normalised ℓ∞ model, digest E7); under the ℓ1 "
+      "functions that differ by at most 1/|E| per edge (the normalised ℓ∞ model, docs/findings.md F2); under the ℓ1 "
       "radius-1 neighbourhood that calibrates the Laplace column, its privacy loss can reach ε|E|/2, so the "
       "two columns do not give the same guarantee.")
     w("")

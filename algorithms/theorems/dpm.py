@@ -269,7 +269,7 @@ class NoisyCountCoverage:
     ``ñ = |S| + Lap(1/ε_cnt)``, ``λ = −ln(2δ_cnt)/ε_cnt``, on DPM's level-``level`` count (drawn by DPM's code,
     :func:`dpm_noisy_counts`).  Direction ``"equal"``: ``holds`` means the estimate is consistent with ``δ_cnt``.
 
-    ``form`` -- which ``δ_cnt`` (the paper prints three, digest §5 item 6): ``"eq1"`` -- Eq. (1),
+    ``form`` -- which ``δ_cnt`` (the paper prints three: Eq. (1), Cor. 2, Lemma 7): ``"eq1"`` -- Eq. (1),
     ``½e^{−λε_cnt}`` (= DPM's per-level ``δ_cnt``); ``"corollary-2"`` -- Cor. 2,
     ``1 − cdf_{Lap(1/ε_cnt)}(|S| + λ − 1)``; ``"lemma-7"`` -- the proof of Lemma 7,
     ``1 − cdf_{Lap(1/ε_cnt)}(|S| + λ)``.  The last two depend on ``|S|`` and are too small for ``|S| > 1``
@@ -600,7 +600,7 @@ class ExponentialMechanismUtility(_SplitNode):
 
     ``form``: ``"corrected"`` -- Theorem 2 with DPM's ``Δ_f = (t/q + α)/(ñ − λ)`` (= Corollary 5 with the
     ``1/ε`` of Theorem 2 restored); ``"printed"`` -- Corollary 5 as printed, ``2(t/q + α)/(ñ − λ)`` without
-    ``1/ε`` (digest §5 item 21): for ``ε < 1`` its threshold is higher, the event larger.  The event is evaluated
+    ``1/ε`` (docs/findings.md F27): for ``ε < 1`` its threshold is higher, the event larger.  The event is evaluated
     on the score vector of the node (:func:`split_dataset`); ``exact()`` sums the exact pmf over it.
 
     Tightness.  The proof bounds the mass below the threshold ``c`` by ``|W|e^{Bc}/(|W_{OPT_ω}|e^{B(OPT−ω)})``:

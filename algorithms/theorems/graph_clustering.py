@@ -3,7 +3,7 @@
 Source: seed 001, Pinot et al., "Graph-based clustering under differential privacy"
 (UAI 2018, arXiv 1803.03831): §2.2 Theorem 3, §3.2 Definitions 3.7-3.11, Algorithm 1,
 Theorems 7-9 and Corollary 3.1, §3.4 Theorems 13 and 14, supplementary §6 (proofs of Thms 7-9), §7.1 (proof of
-Thm 13) and §7.2 (Theorem 15 and the proof of Thm 14).  There is no digest of seed 001; the errata below were
+Thm 13) and §7.2 (Theorem 15 and the proof of Thm 14).  The errata below were
 found here and are listed in each class docstring.
 
 =====================================  ================================================================

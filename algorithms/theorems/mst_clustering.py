@@ -13,7 +13,7 @@ class                              statement (report numbering)
                                    abstract's ``|E| >= 2(|V|-1)`` (E1)
 :class:`BlockOrderPreservation`    Thm 4.2.1: blocks ``E_1 < ... < E_K`` stay ordered under the graph Laplace
                                    mechanism with probability ``> 1 - Σ e^{-tε}(1/2 + tε/4)(|E_i|+|E_{i+1}|-1)``
-                                   (E19), and the digest's valid replacements (a), (b)
+                                   (E19), and two valid replacements (a), (b)
 :class:`FullOrderPreservation`     Eq 4.3: the whole weight order survives with probability
                                    ``>= 1 - (|E|-1)(1 - F_{Y1+Y2}(min gap))`` (sign fixed, E18)
 :class:`ClusterPathClosure`        Claim 4.1.1: a cluster in the sense of Def 4.1.1 is closed under MST paths
@@ -504,7 +504,7 @@ class BlockOrderPreservation:
     - ``"printed"``: Thm 4.2.1 as printed (``E_i + E_{i+1} - 1`` read as ``|E_i| + |E_{i+1}| - 1``) -- false
       (E19): keeping ``E_i`` below ``E_{i+1}`` involves ``|E_i||E_{i+1}|`` pairs, while Eq 4.3 only covers the
       adjacent pairs of the full order;
-    - ``"pairwise"``: the digest's replacement (a), the union bound over all pairs,
+    - ``"pairwise"``: replacement (a), the union bound over all pairs,
       ``1 - Σ_i |E_i||E_{i+1}| e^{-εt}(1/2 + εt/4)`` (valid);
     - ``"half_gap"``: replacement (b), ``1 - Σ_i (|E_i| + |E_{i+1}|)(1/2) e^{-εt/2}`` (valid: a pair can only
       swap if one of its two noises crosses the midpoint of the gap).

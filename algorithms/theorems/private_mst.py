@@ -383,7 +383,7 @@ class LaplaceMSTError(_GraphTheorem):
     ``P[Error_G(T') >= (2(|V|-1)/ε) ln(|E|/γ)] <= γ``; ``Error_G`` is Def. 3.2.1.
 
     Run on :class:`algorithms.graph.laplace_mst.LaplaceMST` (``epsilon``, the default ℓ1 radius 1).  The proof
-    (digest §3) bounds the error by ``2(|V|-1) max_e |Y_e|``, which no input attains: the hardest inputs found
+    bounds the error by ``2(|V|-1) max_e |Y_e|``, which no input attains: the hardest inputs found
     (``K_n`` with two weight levels, the gap at 2-6 noise scales) reach a ``(1-γ)``-quantile of a tenth (large
     ``K_n``) to a quarter (the triangle, small ``γ``) of the bound: a swap costs ``2 max|Y|`` only when two
     independent noises are both extreme.
@@ -574,7 +574,7 @@ def _violations(claim: str, n: int, steps_min: np.ndarray, steps_size: np.ndarra
 class PrimRangeFacts(FieldParameters, Property):
     """Seed 002 §3.4 Proposition 3.4.1 (``w* <= w(T*)``), Lemma 3.4.1
     (every ``R_i`` holds an MST edge, ``I_i = ∪_{j<=i} R_j`` holds at least ``i``) and the inequality
-    ``|R_i| <= i(|V|-i)`` of Proof 3.4.5 (claims 8, 9 of digest §6), on random instances: ``quantity="always"``.
+    ``|R_i| <= i(|V|-i)`` of Proof 3.4.5 (docs/findings.md F23), on random instances: ``quantity="always"``.
 
     One instance = a random connected graph on ``n_nodes`` vertices (a random recursive spanning tree on a
     random labelling plus every other pair with probability ``p``), random weights (``"uniform"``: i.i.d.
@@ -582,7 +582,7 @@ class PrimRangeFacts(FieldParameters, Property):
     exponential mechanism with ``Δu = 1/|E|`` at ``epsilon``, via :func:`prim_like_runs`) or
     ``order="uniform"`` (each step a uniform edge of the cut: a uniformly random Prim-like order).  ``T*`` is
     the MST of :func:`algorithms.graph.laplace_mst.batched_mst` (Lemma 3.4.1 holds for every spanning tree).
-    The proof of Prop. 3.4.1 is garbled (E13); the statement is true by a Hall argument (digest §3).
+    The proof of Prop. 3.4.1 is garbled (E13); the statement is true by a Hall argument (nested cuts, Hall's condition).
     """
 
     claim: str = "prop_3_4_1"
@@ -677,8 +677,8 @@ class PrimRangeFactsExhaustive(FieldParameters, Property):
     on *every* instance of a tiny size: every connected graph on ``n_nodes`` labelled vertices, every weight
     vector in ``{0, ..., levels-1}^|E|`` (ties included) and every vertex order -- ``orders="prim"``: the
     orders PAMST can produce (each new vertex adjacent to the previous ones), ``orders="all"``: every
-    permutation, i.e. every nested sequence ``S_1 ⊂ ... ⊂ S_{|V|-1}`` (the digest's stronger Hall-argument
-    statement).  Deterministic: one instance per (graph, weight vector), ``ok`` when every order passes; a
+    permutation, i.e. every nested sequence ``S_1 ⊂ ... ⊂ S_{|V|-1}`` (the stronger statement a Hall argument
+    proves).  Deterministic: one instance per (graph, weight vector), ``ok`` when every order passes; a
     failure names the first failing order.
     """
 
