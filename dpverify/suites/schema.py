@@ -199,6 +199,20 @@ def _true_epsilon(value: Any, where: str) -> float | None:
                'write true_epsilon = 0.1 or true_epsilon = "inf", or leave it out when unknown')
 
 
+def _alpha(raw: dict[str, Any], where: str) -> float | None:
+    """An entry's ``alpha`` (``None`` when it gives none) in (0, 1)."""
+    alpha = raw.get("alpha")
+    if alpha is not None and (not _is_number(alpha) or not 0 < alpha < 1):
+        raise suite_error(where, "alpha", f"expected a number in (0, 1), got {alpha!r}", "write alpha = 0.05")
+    return None if alpha is None else float(alpha)
+
+
+def _check_random_pairs(random_pairs: Any, where: str) -> None:
+    if not is_int(random_pairs) or random_pairs < 0:
+        raise suite_error(where, "random_pairs", f"expected an integer >= 0, got {random_pairs!r}",
+                          "write random_pairs = 10")
+
+
 def _mechanism_params_description(raw: dict[str, Any], where: str) -> tuple[str, dict[str, Any], str]:
     """The ``mechanism`` import path, the ``params`` table (lists as arrays) and the ``description`` of an entry."""
     mech = raw["mechanism"]
@@ -274,9 +288,7 @@ def parse_entry(raw: Any, index: int, suite: str, path: Path, budgets: dict[str,
         if not has_input and not (search or {}).get("domain"):
             raise suite_error(where, "input", "a sensitivity entry needs a base input, or search.domain for a dataset "
                        "relation", "add input = [...] or search = { domain = [0.0, 1.0] }")
-        if not is_int(random_pairs) or random_pairs < 0:
-            raise suite_error(where, "random_pairs", f"expected an integer >= 0, got {random_pairs!r}",
-                       "write random_pairs = 10")
+        _check_random_pairs(random_pairs, where)
         has_pairs = has_input = has_rel = False
     if kind == "ledger":
         inp = _ledger_input(raw, where)
@@ -308,16 +320,12 @@ def parse_entry(raw: Any, index: int, suite: str, path: Path, budgets: dict[str,
                        "add e.g. input = [1.0, 1.0, 1.0]")
         inp = _value_or_builder(raw["input"], where, "input")
         relation = _relation(raw["relation"], where)
-        if not is_int(random_pairs) or random_pairs < 0:
-            raise suite_error(where, "random_pairs", f"expected an integer >= 0, got {random_pairs!r}",
-                       "write random_pairs = 10")
+        _check_random_pairs(random_pairs, where)
     else:
         raise suite_error(where, "pairs", "no inputs: the entry gives neither pairs nor input/relation",
                    'add pairs = [[x0, x1], ...], or input = [...] with relation = { kind = "linf", radius = 1.0 }')
 
-    alpha = raw.get("alpha")
-    if alpha is not None and (not _is_number(alpha) or not 0 < alpha < 1):
-        raise suite_error(where, "alpha", f"expected a number in (0, 1), got {alpha!r}", "write alpha = 0.05")
+    alpha = _alpha(raw, where)
     nan_policy = raw.get("nan_policy")
     if nan_policy is not None and not isinstance(nan_policy, str):
         raise suite_error(where, "nan_policy", f"expected a string, got {nan_policy!r}", 'write nan_policy = "raise"')
@@ -338,7 +346,7 @@ def parse_entry(raw: Any, index: int, suite: str, path: Path, budgets: dict[str,
         pairs=pairs, input=inp, relation=relation,
         random_pairs=random_pairs if (inp is not None or kind == "sensitivity") and kind != "em" else 0,
         search=search, utilities=utilities, sensitivity=sensitivity,
-        alpha=None if alpha is None else float(alpha), nan_policy=nan_policy, float_bits=float_bits,
+        alpha=alpha, nan_policy=nan_policy, float_bits=float_bits,
         finalists=raw.get("finalists"), batch_size=raw.get("batch_size"), import_paths=import_paths,
     )
 
@@ -375,12 +383,8 @@ def _registered_kind_entry(raw: dict[str, Any], suite: str, path: Path, where: s
     inp = _value_or_builder(raw["input"], where, "input") if "input" in raw else None
     relation = _relation(raw["relation"], where) if "relation" in raw else None
     random_pairs = raw.get("random_pairs", 0)
-    if not is_int(random_pairs) or random_pairs < 0:
-        raise suite_error(where, "random_pairs", f"expected an integer >= 0, got {random_pairs!r}",
-                          "write random_pairs = 10")
-    alpha = raw.get("alpha")
-    if alpha is not None and (not _is_number(alpha) or not 0 < alpha < 1):
-        raise suite_error(where, "alpha", f"expected a number in (0, 1), got {alpha!r}", "write alpha = 0.05")
+    _check_random_pairs(random_pairs, where)
+    alpha = _alpha(raw, where)
     options = {k: _convert_value(raw[k], where, k) for k in kind.keys if k in raw}
     if kind.validate is not None:
         try:
@@ -396,7 +400,7 @@ def _registered_kind_entry(raw: dict[str, Any], suite: str, path: Path, where: s
         full=parse_budget(raw.get("full"), where, "full", budgets["full"]),
         true_epsilon=_true_epsilon(raw.get("true_epsilon"), where), description=description,
         pairs=pairs, input=inp, relation=relation, random_pairs=random_pairs,
-        alpha=None if alpha is None else float(alpha), import_paths=import_paths, options=options,
+        alpha=alpha, import_paths=import_paths, options=options,
     )
 
 
@@ -432,9 +436,7 @@ def _theorem_entry(raw: dict[str, Any], suite: str, path: Path, where: str, mech
             raise suite_error(where, "sweep.values", f"expected a non-empty list, got {values!r}", fix)
         sweep = (param, tuple(_convert_value(v, where, "sweep.values") if isinstance(v, list) else v
                               for v in values))
-    alpha = raw.get("alpha")
-    if alpha is not None and (not _is_number(alpha) or not 0 < alpha < 1):
-        raise suite_error(where, "alpha", f"expected a number in (0, 1), got {alpha!r}", "write alpha = 0.05")
+    alpha = _alpha(raw, where)
     batch_size = raw.get("batch_size")
     if batch_size is not None and (not is_int(batch_size) or batch_size < 1):
         raise suite_error(where, "batch_size", f"expected a positive integer, got {batch_size!r}", "write batch_size = 1000")
@@ -443,7 +445,7 @@ def _theorem_entry(raw: dict[str, Any], suite: str, path: Path, where: str, mech
         claim=Claim(epsilon=None), expect=expect, description=description,
         quick=parse_budget(raw.get("quick"), where, "quick", budgets["quick"]),
         full=parse_budget(raw.get("full"), where, "full", budgets["full"]),
-        alpha=None if alpha is None else float(alpha), batch_size=batch_size, import_paths=import_paths,
+        alpha=alpha, batch_size=batch_size, import_paths=import_paths,
         sweep=sweep,
     )
 
