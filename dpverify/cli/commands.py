@@ -28,6 +28,13 @@
     fingerprint differences.  Exit status 3 when some claim that matched in BASE does not in NEW, else 0
     (2 on unreadable input).
 
+``dpverify audit TARGET [--param K=V]... [--per-call] (--pair X0 X1 | --input X --relation JSON) CLAIM [--samples N]
+[--seed N] [--workers N] [--out DIR]``
+    Audit one mechanism or library target (:mod:`dpverify.cli.one_shot`); ``CLAIM`` is ``--epsilon E [--delta D]``,
+    ``--zcdp RHO``, ``--gdp MU``, ``--rdp ALPHA EPS`` or ``--target-claim``.  Writes ``DIR/audit.toml`` (the suite
+    entry that reruns it) and the report files of ``run``; prints the verdict sentence.  Exit 0: no violation
+    detected; 1: violation; 2: usage error.
+
 ``dpverify list [PATHS...] [--select PATTERN]``
     One line per entry: ``suite/id``, kind, mechanism, claim, expectation.
 
@@ -65,6 +72,7 @@ from dpverify.reporting.certify import write_certificate
 from dpverify.reporting.compare import compare_runs, load_run_record
 from dpverify.results import Measured
 from dpverify.errors import DPVerifyError, InputError
+from dpverify.cli.one_shot import add_audit_parser, write_audit_suite
 from dpverify.cli.progress import Progress
 from dpverify.reporting.pages import write_reports
 from dpverify.reporting.report import dpverify_version, format_table
@@ -165,6 +173,8 @@ def build_parser() -> argparse.ArgumentParser:
     cmp_.add_argument("base", metavar="BASE", help="report.json, certificate.json, or a directory holding one")
     cmp_.add_argument("new", metavar="NEW", help="report.json, certificate.json, or a directory holding one")
     cmp_.add_argument("--json", action="store_true", help="print the comparison as JSON (schema dpverify.comparison)")
+
+    add_audit_parser(sub, _non_negative_int, _positive_int)
 
     lst = sub.add_parser("list", help="list the entries of audit suites",
                          description="List suite entries: suite/id, kind, mechanism, claim, expectation.")
@@ -476,6 +486,27 @@ def _cmd_run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     return EXIT_OK if all(o.matched for o in outcomes) else EXIT_MISMATCH
 
 
+def _cmd_audit(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    """``dpverify audit``: the one-entry suite of the arguments (:mod:`dpverify.cli.one_shot`), run as ``run`` runs
+    it; then the verdict sentence.  Exit 0 when no violation is detected, 1 on a violation."""
+    suite_path = write_audit_suite(args)
+    args = argparse.Namespace(**vars(args), paths=[str(suite_path)], select=None, full=False, resume=False,
+                              sequential=False, jobs=1, scheduler=None)
+    suites, entries = _prepare(args, "quick")
+    t0 = time.perf_counter()
+    outcomes, interrupted = _execute(entries, "quick", args, _run_meta(args, "quick", suites), {}, err)
+    code = _finish(outcomes, interrupted, Path(args.out) / "report.json", out, err, t0)
+    if code is not None:
+        return code
+    outcome = outcomes[0]
+    if outcome.outcome == "error":
+        print(f"dpverify: error: {outcome.error}", file=err)
+        return EXIT_USAGE
+    print(str(outcome.result) if outcome.result is not None else outcome.outcome, file=out)
+    print(f"suite entry to rerun it: {suite_path}", file=err)
+    return EXIT_OK if outcome.outcome == "pass" else EXIT_MISMATCH
+
+
 def _cmd_certify(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     mode = "quick" if args.quick else "full"
     suites, entries = _prepare(args, mode)
@@ -552,6 +583,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _cmd_certify(args, out, err)
         if args.command == "compare":
             return _cmd_compare(args, out)
+        if args.command == "audit":
+            return _cmd_audit(args, out, err)
         return _cmd_run(args, out, err)
     except DPVerifyError as exc:
         print(f"dpverify: error: {exc}", file=err)

@@ -19,6 +19,8 @@ def claim_cell(o: EntryOutcome) -> str:
         return str((o.details or {}).get("claim", "-"))
     if o.claim.sensitivity is not None:
         return f"Δ={_fmt(o.claim.sensitivity)}"
+    if o.claim.is_profile:
+        return str((o.details or {}).get("profile_text") or o.claim)
     txt = _fmt(o.claim.epsilon)
     return txt + (f" (δ={o.claim.delta:g})" if o.claim.delta > 0 else "")
 

@@ -32,6 +32,8 @@ def _run_statistical(entry: Entry, mechanism: Any, ctx: RunContext) -> EntryOutc
     options = entry.audit_options()
     if budget.search_samples is not None:
         options["search_samples"] = budget.search_samples
+    if entry.claim.is_profile:
+        return _run_profile(entry, mechanism, pairs, options, ctx)
     details: dict[str, Any] = {}
     if ctx.sequential:
         from dpverify.statistical.sequential import audit_sequential
@@ -53,6 +55,48 @@ def _run_statistical(entry: Entry, mechanism: Any, ctx: RunContext) -> EntryOutc
         entry, ctx, outcome=outcome, epsilon_lower_bound=float(bound), samples=int(result.samples),
         search_samples=int(result.search_samples), witness=witness, result=result, details=details or None,
         measured=Measured("epsilon_lower_bound", float(bound)),     # a ladder's bound, not its last stage's
+    )
+
+
+def target_claim(entry: Entry, mechanism: Any) -> Any:
+    """The claim a ``from_target`` entry's mechanism states about itself: ``mechanism.claim()`` (e.g. an OpenDP
+    measurement's privacy map at the input distance it was built for), a PrivacyClaim or a ProfileClaim."""
+    from dpverify.profiles import ProfileClaim
+    from dpverify.results import PrivacyClaim
+
+    claim_of = getattr(mechanism, "claim", None)
+    if not callable(claim_of):
+        raise SuiteError(f"{entry.where}: claim = {{ from_target = true }} needs a mechanism with a claim() method "
+                         f"(e.g. dpverify.libraries.opendp_targets:OpenDPMeasurement); {entry.mechanism} has none. "
+                         "State the claim instead: claim = { epsilon = ... } or { zcdp = ... }")
+    claim = claim_of()
+    if not isinstance(claim, (PrivacyClaim, ProfileClaim)):
+        raise SuiteError(f"{entry.where}: {entry.mechanism}.claim() returned {type(claim).__name__}, not a "
+                         "dpverify.results.PrivacyClaim or dpverify.profiles.ProfileClaim")
+    return claim
+
+
+def _run_profile(entry: Entry, mechanism: Any, pairs: Any, options: dict[str, Any],
+                 ctx: RunContext) -> EntryOutcome:
+    """A ``statistical`` entry whose claim is a zCDP / GDP / Rényi-DP claim or the target's own: the (ε, δ(ε))
+    profile the claim implies, audited at the entry's ``deltas`` (:func:`dpverify.statistical.profile.audit_profile`;
+    ``--sequential`` does not apply to it)."""
+    from dpverify.statistical.profile import audit_profile
+
+    claim = target_claim(entry, mechanism) if entry.claim.from_target else entry.claim.profile
+    budget = entry.budget(ctx.mode)
+    result = audit_profile(mechanism, pairs, claim, deltas=entry.deltas, samples=budget.samples, seed=ctx.seed,
+                           workers=ctx.workers, **options)
+    record = result.to_dict()
+    details: dict[str, Any] = {"profile_claim": claim.to_dict(), "profile_text": str(claim),
+                               "points": record.get("points"), "summary": result.summary(),
+                               "worst_delta": float(result.worst.delta),
+                               "worst_epsilon_claimed": float(result.worst.epsilon_claimed)}
+    witness = None if result.witness is None else result.witness.to_dict()
+    return make_outcome(
+        entry, ctx, outcome="violation" if result.violation else "pass",
+        epsilon_lower_bound=float(result.epsilon_lower_bound), samples=int(result.samples),
+        search_samples=int(result.search_samples), witness=witness, result=result, details=details,
     )
 
 
@@ -184,6 +228,13 @@ def _run_theorem(entry: Entry, ctx: RunContext) -> EntryOutcome:
 # --------------------------------------------------------------------------------------------------
 
 
+def _found_statistical(o: EntryOutcome) -> str:
+    """The ε lower bound; for a profile claim ``x@δ=d``: the bound at the profile point where it exceeds the claim's
+    ε(δ) most (``details.worst_delta``)."""
+    d = (o.details or {}).get("worst_delta")
+    return _fmt(o.epsilon_lower_bound) + (f"@δ={d:g}" if isinstance(d, float) else "")
+
+
 def _found_exact(o: EntryOutcome) -> str:
     """``=x``: an exact loss."""
     return "=" + _fmt(o.epsilon_lower_bound) if o.epsilon_lower_bound is not None else _fmt(None)
@@ -241,7 +292,7 @@ def _theorem(entry: Entry, ctx: RunContext) -> EntryOutcome:
 
 BUILTIN_KINDS: tuple[CheckKind, ...] = (
     CheckKind("statistical", _statistical, "black-box audit: an ε lower bound at confidence 1 − α",
-              rise=statistical_rise, builtin=True),
+              found=_found_statistical, rise=statistical_rise, builtin=True),
     CheckKind("exact", _with_mechanism(_run_exact), "exact privacy loss from log_pmf (or the worst pair found)",
               found=_found_exact, rise=exact_rise, builtin=True),
     CheckKind("em", _with_mechanism(_run_em), "exponential-mechanism frequencies against softmax(ε·u/(2Δu))",

@@ -41,7 +41,7 @@ ENTRY_KEYS = (
     "id", "kind", "mechanism", "params", "claim", "expect", "true_epsilon", "description",
     "pairs", "input", "relation", "random_pairs", "search", "utilities", "sensitivity",
     "alpha", "nan_policy", "float_bits", "finalists", "batch_size",
-    "quick", "full", "function", "runs", "sweep",
+    "quick", "full", "function", "runs", "sweep", "deltas",
 )
 REQUIRED_ENTRY_KEYS = ("id", "kind", "mechanism", "claim", "expect")
 AUDIT_OPTION_KEYS = ("alpha", "nan_policy", "float_bits", "finalists", "batch_size")
@@ -62,7 +62,10 @@ class Budget:
 @dataclass(frozen=True)
 class Claim:
     """The claim of a suite entry: (epsilon, delta)-DP (:attr:`privacy`, a validated
-    :class:`~dpverify.results.PrivacyClaim`), or (``sensitivity`` entries) a sensitivity Δ in ``norm``.
+    :class:`~dpverify.results.PrivacyClaim`); a claim in another privacy definition (``profile``: ρ-zCDP, μ-GDP or
+    (α, ε)-Rényi DP, a :class:`dpverify.profiles.ProfileClaim`, audited on the (ε, δ(ε)) profile it implies); the
+    target's own claim (``from_target``: read from the mechanism's ``claim()`` when the entry runs, e.g. an OpenDP
+    measurement's privacy map); or (``sensitivity`` entries) a sensitivity Δ in ``norm``.
 
     A ``replay`` entry may state no claim: it checks the sensitivities its mechanism declares at every step.
     """
@@ -71,6 +74,8 @@ class Claim:
     delta: float = 0.0
     sensitivity: float | None = None
     norm: str | None = None
+    profile: Any = None
+    from_target: bool = False
 
     def __post_init__(self) -> None:
         if self.epsilon is not None:
@@ -81,18 +86,31 @@ class Claim:
     @property
     def privacy(self) -> PrivacyClaim | None:
         """The (ε, δ) claim as the result model's :class:`~dpverify.results.PrivacyClaim` (``None`` for a
-        sensitivity claim or no claim)."""
+        sensitivity claim, a profile claim or no claim)."""
         return None if self.epsilon is None else PrivacyClaim(self.epsilon, self.delta)
+
+    @property
+    def is_profile(self) -> bool:
+        """The entry is audited on a privacy profile (a zCDP/GDP/RDP claim, or the target's own claim)."""
+        return self.profile is not None or self.from_target
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"epsilon": self.epsilon, "delta": self.delta}
         if self.sensitivity is not None:
             out.update(sensitivity=self.sensitivity, norm=self.norm)
+        if self.profile is not None:
+            out["profile"] = self.profile.to_dict()
+        if self.from_target:
+            out["from_target"] = True
         return out
 
     def __str__(self) -> str:
         if self.sensitivity is not None:
             return f"Δ={self.sensitivity:g} ({self.norm})"
+        if self.profile is not None:
+            return str(self.profile)
+        if self.from_target:
+            return "the target's own claim"
         if self.epsilon is None:
             return "declared step sensitivities"
         return f"ε={self.epsilon:g}" + (f" δ={self.delta:g}" if self.delta > 0 else "")
@@ -180,6 +198,7 @@ class Entry:
     sweep: tuple[str, tuple[Any, ...]] | None = None
     options: dict[str, Any] | None = None
     plugins: tuple[str, ...] = ()
+    deltas: tuple[float, ...] | None = None
 
     @property
     def name(self) -> str:
@@ -264,6 +283,14 @@ class EntryOutcome:
     def name(self) -> str:
         return f"{self.suite}/{self.id}"
 
+    def _claim_record(self) -> dict[str, Any]:
+        record: dict[str, Any] = {"epsilon": json_float(self.claim.epsilon), "delta": json_float(self.claim.delta)}
+        if self.claim.is_profile:
+            tested = (self.details or {}).get("profile_claim")
+            record["profile"] = tested if tested is not None else json_clean(self.claim.to_dict().get("profile"))
+            record["text"] = str(self.claim)
+        return record
+
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready dict (``inf``/``nan`` as strings), the per-entry record of ``report.json``."""
         return {
@@ -271,7 +298,7 @@ class EntryOutcome:
             "id": self.id,
             "kind": self.kind,
             "mechanism": self.mechanism,
-            "claim": {"epsilon": json_float(self.claim.epsilon), "delta": json_float(self.claim.delta)},
+            "claim": self._claim_record(),
             "expectation": self.expectation,
             "outcome": self.outcome,
             "matched": self.matched,

@@ -97,6 +97,36 @@ def _sensitivity_claim(value: Any, where: str) -> Claim:
     return Claim(epsilon=None, sensitivity=float(sens), norm=norm)
 
 
+#: The claim forms beyond (ε, δ) a statistical entry may state (see :mod:`dpverify.profiles`).
+PROFILE_FORMS = ("zcdp", "gdp", "rdp", "from_target")
+
+
+def _profile_claim(value: dict[str, Any], where: str, kind: str) -> Claim:
+    """``claim = { zcdp = ρ }``, ``{ gdp = μ }``, ``{ rdp = { alpha = α, epsilon = ε } }`` or ``{ from_target = true }``
+    (statistical entries only): validated here, audited on the (ε, δ(ε)) profile they imply."""
+    fix = ('write claim = { zcdp = 0.5 }, { gdp = 1.0 }, { rdp = { alpha = 2.0, epsilon = 0.5 } } or '
+           '{ from_target = true } (one of them)')
+    if kind != "statistical":
+        raise suite_error(where, "claim", f"a '{kind}' entry takes an (epsilon, delta) claim",
+                          "zCDP, GDP, Renyi-DP and target claims are audited by statistical entries; "
+                          "write claim = { epsilon = ..., delta = ... }")
+    forms = [k for k in value if k in PROFILE_FORMS]
+    if len(value) != 1 or len(forms) != 1:
+        raise suite_error(where, "claim", f"expected exactly one claim form, got keys {sorted(value)}", fix)
+    form = forms[0]
+    if form == "from_target":
+        if value[form] is not True:
+            raise suite_error(where, "claim.from_target", f"expected true, got {value[form]!r}",
+                              "write claim = { from_target = true } (the mechanism's claim() gives the claim)")
+        return Claim(epsilon=None, from_target=True)
+    from dpverify.profiles import parse_claim
+
+    try:
+        return Claim(epsilon=None, profile=parse_claim(value))
+    except DPVerifyError as exc:
+        raise suite_error(where, "claim", str(exc), fix) from None
+
+
 def _claim(value: Any, where: str, kind: str = "statistical") -> Claim:
     if kind == "sensitivity":
         return _sensitivity_claim(value, where)
@@ -105,9 +135,11 @@ def _claim(value: Any, where: str, kind: str = "statistical") -> Claim:
     fix = "write claim = { epsilon = 0.5 } or claim = { epsilon = 0.5, delta = 1e-6 }"
     if not isinstance(value, dict):
         raise suite_error(where, "claim", f"expected a table, got {value!r}", fix)
+    if any(k in PROFILE_FORMS for k in value):
+        return _profile_claim(value, where, kind)
     check_keys(value, ("epsilon", "delta"), where, "'claim'")
     if "epsilon" not in value:
-        raise suite_error(where, "claim.epsilon", "missing", fix)
+        raise suite_error(where, "claim.epsilon", "missing", fix + " (or a zcdp, gdp, rdp or from_target claim)")
     eps = value["epsilon"]
     if not _is_number(eps) or not (0 < eps < math.inf):
         raise suite_error(where, "claim.epsilon", f"expected a finite number > 0, got {eps!r}", fix)
@@ -115,6 +147,21 @@ def _claim(value: Any, where: str, kind: str = "statistical") -> Claim:
     if not _is_number(delta) or not (0 <= delta < 1):
         raise suite_error(where, "claim.delta", f"expected a number in [0, 1), got {delta!r}", fix)
     return Claim(epsilon=float(eps), delta=float(delta))
+
+
+def _deltas(raw: dict[str, Any], where: str, claim: Claim) -> tuple[float, ...] | None:
+    """The ``deltas`` of a profile claim's points (a list of numbers in (0, 1)), or ``None``."""
+    if "deltas" not in raw:
+        return None
+    value = raw["deltas"]
+    if not claim.is_profile:
+        raise suite_error(where, "deltas", "only a zcdp, gdp, rdp or from_target claim is audited at profile points",
+                          "remove deltas, or state the claim in one of those forms")
+    if (not isinstance(value, list) or not value
+            or not all(_is_number(d) and 0 < d < 1 for d in value)):
+        raise suite_error(where, "deltas", f"expected a non-empty list of numbers in (0, 1), got {value!r}",
+                          "write e.g. deltas = [0.1, 0.01, 0.001]")
+    return tuple(float(d) for d in value)
 
 
 def _relation(value: Any, where: str) -> Relation:
@@ -337,9 +384,10 @@ def parse_entry(raw: Any, index: int, suite: str, path: Path, budgets: dict[str,
         if v is not None and (not is_int(v) or v < 1):
             raise suite_error(where, key, f"expected a positive integer, got {v!r}", f"write e.g. {key} = 3")
 
+    claim = _claim(raw.get("claim"), where, kind)
     return Entry(
         suite=suite, path=path, id=eid, kind=kind, mechanism=mech, params=params,
-        claim=_claim(raw.get("claim"), where, kind), expect=expect, runs=runs,
+        claim=claim, deltas=_deltas(raw, where, claim), expect=expect, runs=runs,
         quick=parse_budget(raw.get("quick"), where, "quick", budgets["quick"]),
         full=parse_budget(raw.get("full"), where, "full", budgets["full"]),
         true_epsilon=_true_epsilon(raw.get("true_epsilon"), where), description=description,
