@@ -8,6 +8,11 @@ report, on one worker or many (docs/architecture.md, "Contracts the checks rely 
 The mechanism contract is enforced here: ``mechanism(x, n, rng)`` must return an array whose first
 axis has length ``n``, of a numeric dtype, with the same trailing shape and dtype on every call.
 
+Every batch is timed: :func:`run_batch` returns its outputs with a :class:`BatchTiming` -- the batch's wall time
+and, for a mechanism that reports it through ``pop_timing()`` (a per-call library adapter,
+:class:`dpverify.libraries.percall.PerCall`), the library calls it made and the seconds spent inside them.  The
+timings travel back with the outputs from worker processes and Dask workers; they never enter a verdict.
+
 Where the batches run: a :class:`WorkerPool` uses a local process pool, unless it was created while a
 :class:`RemoteExecutor` was active (:func:`dpverify.execution.distributed.use_scheduler` activates one that sends the
 batches to a Dask cluster).  Either way results come back in task order, so the executor never changes a
@@ -23,12 +28,18 @@ import time
 from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any, Callable, Iterator, Protocol, Sequence
+from typing import Any, Callable, Iterable, Iterator, Protocol, Sequence
 
 import numpy as np
 from numpy.typing import NDArray
 
 from dpverify.errors import MechanismError
+
+__all__ = [
+    "Mechanism", "Signature", "Task", "BatchTiming", "BatchOutput", "batch_sizes", "run_batch", "run_task",
+    "single_threaded_libraries", "resolve_workers", "RemoteExecutor", "remote_executor", "WorkerPool",
+    "NO_TIME", "SEARCH_PHASE", "TEST_PHASE", "SWEEP_PHASE", "INLINE_BELOW", "INLINE_SECONDS",
+]
 
 Mechanism = Callable[[Any, int, np.random.Generator], Any]
 
@@ -67,6 +78,47 @@ class Task:
 
     def where(self) -> str:
         return f"input x{self.side} of pair {self.pair_index} ('{self.pair_label}')"
+
+
+@dataclass(frozen=True)
+class BatchTiming:
+    """Where the time of one or more batches went (``time.perf_counter`` seconds).
+
+    ``seconds``: wall time of the batches in :func:`run_batch` (the mechanism's call, the output checks, the event
+    counting or hashing), measured for every mechanism; ``calls`` and ``library_seconds``: the library releases
+    and the time inside them, reported by a mechanism with ``pop_timing()`` (zero otherwise).  Add timings with
+    ``+``; :data:`NO_TIME` is the zero.
+    """
+
+    seconds: float = 0.0
+    calls: int = 0
+    library_seconds: float = 0.0
+
+    def __add__(self, other: "BatchTiming") -> "BatchTiming":
+        return BatchTiming(self.seconds + other.seconds, self.calls + other.calls,
+                           self.library_seconds + other.library_seconds)
+
+    @staticmethod
+    def total(timings: Iterable["BatchTiming"]) -> "BatchTiming":
+        """The sum of ``timings`` (:data:`NO_TIME` for none)."""
+        out = NO_TIME
+        for t in timings:
+            out = out + t
+        return out
+
+
+#: the zero timing
+NO_TIME = BatchTiming()
+
+
+@dataclass(frozen=True)
+class BatchOutput:
+    """What :func:`run_batch` returns for one batch: ``value`` (the outputs, the event counts or the row hashes),
+    the outputs' ``signature`` and the batch's ``timing``."""
+
+    value: Any
+    signature: Signature
+    timing: BatchTiming
 
 
 def batch_sizes(total: int, batch_size: int) -> list[int]:
@@ -132,8 +184,31 @@ def single_threaded_libraries(scope: str = "numpy") -> Iterator[None]:
 _controllers: dict[str, Any] = {}
 
 
+def _pop_timing(mechanism: Any) -> tuple[int, float]:
+    pop = getattr(mechanism, "pop_timing", None)
+    if pop is None:
+        return 0, 0.0
+    calls, seconds = pop()
+    return int(calls), float(seconds)
+
+
+def run_batch(task: Task) -> BatchOutput:
+    """Worker entry point: draw one batch; return it (search), the event counts (test) or the row hashes (sweep),
+    with the batch's :class:`BatchTiming`."""
+    t0 = time.perf_counter()
+    _pop_timing(task.mechanism)   # drop what earlier calls in this process left (the contract probe)
+    value, sig = _sample(task)
+    calls, library = _pop_timing(task.mechanism)
+    return BatchOutput(value, sig, BatchTiming(time.perf_counter() - t0, calls, library))
+
+
 def run_task(task: Task) -> tuple[Any, Signature]:
-    """Worker entry point: draw one batch; return it (search) or the event counts (test)."""
+    """:func:`run_batch` without the timing: ``(value, signature)``."""
+    out = run_batch(task)
+    return out.value, out.signature
+
+
+def _sample(task: Task) -> tuple[Any, Signature]:
     seq = np.random.SeedSequence(task.entropy, spawn_key=(task.phase, task.pair_index, task.side, task.batch))
     rng = np.random.Generator(np.random.PCG64(seq))
     try:
@@ -234,7 +309,7 @@ class WorkerPool:
         self._rates: dict[Any, float] = {}   # outputs per second of each fn run here (see INLINE_SECONDS)
 
     def run(self, tasks: Sequence[Any], fn: Callable[[Any], Any] = run_task) -> list[Any]:
-        """Run ``fn`` (default :func:`run_task`) on every task; results in task order (so they do not depend
+        """Run ``fn`` (default :func:`run_task`; :func:`run_batch` to get the timings too) on every task; results in task order (so they do not depend
         on the number of workers).  ``fn`` must be a module-level function for the pool to pickle it."""
         if self._remote is not None and tasks and self.note is None:
             if not self._remote_checked:

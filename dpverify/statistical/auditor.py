@@ -33,18 +33,25 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from dpverify.statistical.contract import check_batches_distinct, check_pairs_differ, check_rng_contract
+from dpverify.statistical.contract import (
+    check_batches_distinct,
+    check_pairs_differ,
+    check_rng_contract,
+    declares_seedless,
+)
 from dpverify._validation import check_count, check_real, root_entropy
 from dpverify.errors import InputError, MechanismError
 from dpverify.statistical.atoms import row_hashes
 from dpverify.statistical.search import Candidate, EventFamily, atom_candidates, rank_candidates, search_events
 from dpverify.neighbours import Pair, as_pairs
 from dpverify.statistical.privacy_loss import loss_histogram
-from dpverify.statistical.result import AuditResult, EventTest, Witness
+from dpverify.statistical.result import REPRODUCIBLE_NOTE, AuditResult, EventTest, LibraryTiming, Witness
 from dpverify.execution.sampling import (
     SEARCH_PHASE,
     SWEEP_PHASE,
     TEST_PHASE,
+    BatchOutput,
+    BatchTiming,
     Mechanism,
     Signature,
     Task,
@@ -52,7 +59,7 @@ from dpverify.execution.sampling import (
     WorkerPool,
     single_threaded_libraries,
     resolve_workers,
-    run_task,
+    run_batch,
 )
 from dpverify.statistical.stats import (
     clopper_pearson_lower,
@@ -71,13 +78,14 @@ MASS_FAMILIES = ("atom", "nan")
 NAN_POLICIES = ("raise", "outcome")
 
 
-def _grouped(tasks: Sequence[Task], results: Sequence[tuple[Any, Signature]],
+def _grouped(tasks: Sequence[Task], results: Sequence[BatchOutput],
              expected: Signature | None) -> tuple[dict[tuple[int, int], list[Any]], Signature]:
     """The batches' values by ``(pair, side)``, in batch order.  Every output must have the signature
     (trailing shape, dtype) of the first one seen, or of ``expected`` when given."""
     signature, first_where = expected, "the earlier pairs"
     grouped: dict[tuple[int, int], list[Any]] = defaultdict(list)
-    for task, (value, sig) in zip(tasks, results):
+    for task, out in zip(tasks, results):
+        value, sig = out.value, out.signature
         if signature is None:
             signature, first_where = sig, task.where()
         elif sig != signature:
@@ -93,12 +101,14 @@ def _grouped(tasks: Sequence[Task], results: Sequence[tuple[Any, Signature]],
 
 def _count_events(mechanism: Mechanism, pairs: Sequence[Pair], events: dict[int, tuple[Any, ...]], n: int,
                   batch_size: int, entropy: int, nan_policy: str, pool: WorkerPool,
-                  expected: Signature | None) -> dict[tuple[int, int], Any]:
-    """Phase 2: ``n`` fresh outputs per input of the pairs in ``events``; the counts of their events."""
+                  expected: Signature | None) -> tuple[dict[tuple[int, int], Any], BatchTiming]:
+    """Phase 2: ``n`` fresh outputs per input of the pairs in ``events``; the counts of their events, and the
+    batches' timing."""
     tasks = [t for i in sorted(events)
              for t in _pair_tasks(mechanism, pairs[i], i, n, batch_size, entropy, nan_policy, TEST_PHASE, events[i])]
-    grouped, _ = _grouped(tasks, pool.run(tasks), expected)
-    return {k: np.sum(v, axis=0) for k, v in grouped.items()}
+    results = pool.run(tasks, fn=run_batch)
+    grouped, _ = _grouped(tasks, results, expected)
+    return {k: np.sum(v, axis=0) for k, v in grouped.items()}, BatchTiming.total(r.timing for r in results)
 
 
 @dataclass(frozen=True)
@@ -131,16 +141,18 @@ class _PairFound:
     kind: str
     histogram: dict[str, Any] | None
     signature: Signature
+    timing: BatchTiming
 
 
-def _search_pair(job: _PairSearch, run: Callable[[Sequence[Task]], list[Any]] | None = None) -> _PairFound:
-    """Sample the pair's search outputs (``run``: where the batches run; default here) and search its events.
+def _search_pair(job: _PairSearch, run: Callable[[Sequence[Task]], list[BatchOutput]] | None = None) -> _PairFound:
+    """Sample the pair's search outputs (``run``: where the batches run, :func:`run_batch` on each; default here)
+    and search its events.
 
     The event search's generator is the pair's own (``spawn_key=(2, pair)``), so the result is the same
     wherever and in whatever order the pairs are searched.
     """
     tasks = job.tasks + job.sweep
-    results = run(tasks) if run is not None else [run_task(t) for t in tasks]
+    results = run(tasks) if run is not None else [run_batch(t) for t in tasks]
     grouped, signature = _grouped(job.tasks, results[:len(job.tasks)], job.expected)
     check_batches_distinct([v for side in (0, 1) for v in grouped[(job.pair_index, side)]],
                            f"pair {job.pair_index} ('{job.tasks[0].pair_label}')")
@@ -154,7 +166,8 @@ def _search_pair(job: _PairSearch, run: Callable[[Sequence[Task]], list[Any]] | 
         swept, _ = _grouped(job.sweep, results[len(job.tasks):], signature)
         h0, h1 = (np.concatenate(swept[(job.pair_index, side)]) for side in (0, 1))
         found = found + atom_candidates(h0, h1, job.n_test, job.z, job.delta, _examples(o0, o1))
-    return _PairFound(found, scored, kind, loss_histogram(o0, o1), signature)
+    return _PairFound(found, scored, kind, loss_histogram(o0, o1), signature,
+                      BatchTiming.total(r.timing for r in results))
 
 
 def _examples(o0: np.ndarray, o1: np.ndarray) -> Callable[[np.ndarray], tuple[str, ...]]:
@@ -292,9 +305,16 @@ def audit(
     check_pairs_differ(pair_list)
     entropy = root_entropy(seed)
     check_rng_contract(mechanism, pair_list[0].x0, entropy, f"input x0 of pair 0 ('{pair_list[0].label}')")
+    reproducible = not declares_seedless(mechanism)
     n_workers = resolve_workers(workers)
-    notes: list[str] = []
+    notes: list[str] = [] if reproducible else [REPRODUCIBLE_NOTE]
+    timing = BatchTiming()
+
     with (nullcontext(pool) if pool is not None else WorkerPool(n_workers)) as pool:
+
+        def sample(tasks: Sequence[Task]) -> list[BatchOutput]:
+            return pool.run(tasks, fn=run_batch)
+
         # ---- phase 1: search.  With several workers and pairs, the pairs are searched side by side on
         # the pool (memory: one pair's search sample per worker); otherwise one pair at a time here, its
         # batches on the pool.  Same candidates either way.
@@ -320,19 +340,20 @@ def audit(
             # the search of vector outputs fits a logistic regression; import scikit-learn once here, before
             # the pool forks, rather than once in every worker (about 1 s each, per audit)
             import sklearn.linear_model  # noqa: F401
-        first = _search_pair(job(0, None), pool.run)          # pair 0 here: it fixes the signature
+        first = _search_pair(job(0, None), sample)            # pair 0 here: it fixes the signature
         found_all = [first]
         if len(pair_list) > 1:
             rest = [job(i, first.signature) for i in range(1, len(pair_list))]
             if side_by_side:
                 found_all += pool.run(rest, fn=_search_pair)
             else:
-                found_all += [_search_pair(j, pool.run) for j in rest]
+                found_all += [_search_pair(j, sample) for j in rest]
         for i, f in enumerate(found_all):
             signature = f.signature
             histograms[i] = f.histogram
             kinds.add(f.kind)
             n_candidates += f.scored
+            timing = timing + f.timing
             candidates.extend((i, c) for c in f.candidates)
 
         # ---- choose finalists: best optimism-corrected scores, one per (pair, direction) and slot: point masses
@@ -369,8 +390,9 @@ def audit(
             for i, c in chosen:
                 by_pair[i].append(c)
             events = {i: tuple(c.event for c in cs) for i, cs in by_pair.items()}
-            counts = _count_events(mechanism, pair_list, events, samples, batch_size, entropy, nan_policy, pool,
-                                   signature)
+            counts, test_timing = _count_events(mechanism, pair_list, events, samples, batch_size, entropy,
+                                                nan_policy, pool, signature)
+            timing = timing + test_timing
             level = alpha / (2 * len(chosen))
             for i, cs in by_pair.items():
                 for j, c in enumerate(cs):
@@ -386,12 +408,16 @@ def audit(
         used = pool.used
         if pool.note:
             notes.append(pool.note)
+    notes.extend(str(n) for n in getattr(mechanism, "audit_notes", ()) or ())
     tests.sort(key=lambda t: -t.epsilon_lower_bound)
     best = tests[0] if tests and tests[0].epsilon_lower_bound > 0 else None
     if tests and best is None:
         notes.append("no tested event gave a positive ε lower bound")
     lb = best.epsilon_lower_bound if best is not None else 0.0
     witness = Witness(pair_list[best.pair_index], best) if best is not None else None
+    seconds = time.perf_counter() - t_start
+    library = (LibraryTiming(timing.calls, timing.library_seconds, timing.seconds, seconds)
+               if hasattr(mechanism, "pop_timing") else None)
     return AuditResult(
         violation=lb > epsilon,
         epsilon_lower_bound=lb,
@@ -406,8 +432,10 @@ def audit(
         n_candidates=n_candidates,
         output_kind="/".join(sorted(kinds)),
         seed=entropy,
-        seconds=time.perf_counter() - t_start,
+        seconds=seconds,
         workers=used,
         notes=tuple(notes),
         loss_histogram=histograms.get(best.pair_index if best is not None else 0),
+        reproducible=reproducible,
+        library=library,
     )

@@ -16,6 +16,15 @@ each turned into an error that names the fix:
   violation".
 
 docs/architecture.md, "Contracts the checks rely on": the mechanism draws *all* its randomness from ``rng``.
+
+**Seedless libraries.**  Some libraries cannot be seeded at all: OpenDP draws its random bits from a
+cryptographically secure generator seeded by the operating system (``fill_bytes`` in its Rust crate,
+``traits/samplers``), Google's DP library behind python-dp from ``SecureURBG`` (``algorithms/rand.h``), a buffer
+of operating-system random bytes.  A mechanism wrapping them
+declares it with the attribute ``reproducible = False``; the same-seed check is skipped for it (it would always
+fail), the other checks stand: different seeds must still give different outputs unless the output is constant,
+and rows must still be independent.  Such a run is not reproducible from its seed, but its samples are
+independent draws (fresh operating-system entropy in every call), so the confidence bound holds.
 """
 
 from __future__ import annotations
@@ -29,7 +38,8 @@ from numpy.typing import NDArray
 from dpverify.errors import InputError, MechanismError
 from dpverify.neighbours import Pair
 
-__all__ = ["inputs_equal", "check_pairs_differ", "check_rng_contract", "check_batches_distinct", "PROBE_ROWS"]
+__all__ = ["inputs_equal", "check_pairs_differ", "check_rng_contract", "check_batches_distinct", "declares_seedless",
+           "PROBE_ROWS"]
 
 #: outputs per call of the contract probe
 PROBE_ROWS = 256
@@ -88,6 +98,11 @@ def _constant(a: NDArray) -> bool:
     return bool(len(a) == 0 or np.all((a == a[0]) | ((a != a) & (a[0] != a[0]))))
 
 
+def declares_seedless(mechanism: Any) -> bool:
+    """Whether ``mechanism`` declares that it draws its own randomness (attribute ``reproducible = False``)."""
+    return getattr(mechanism, "reproducible", True) is False
+
+
 def check_rng_contract(mechanism: Any, x: Any, entropy: int, where: str, n: int = PROBE_ROWS) -> None:
     """Call ``mechanism(x, n, rng)`` four times and raise :class:`MechanismError` when it does not draw its
     randomness from ``rng``:
@@ -101,14 +116,18 @@ def check_rng_contract(mechanism: Any, x: Any, entropy: int, where: str, n: int 
 
     A deterministic mechanism (the same constant output for every seed) passes: that is its law.  The probe's
     seeds are derived from the audit's root entropy (``spawn_key=(3, ...)``), apart from every batch's.
+
+    A mechanism that declares ``reproducible = False`` (:func:`declares_seedless`: it draws its own randomness,
+    e.g. from the operating system) skips the same-seed check; the other two stand.
     """
     a = _draw(mechanism, x, n, entropy, 0)
     if a is None:
         return
-    b = _draw(mechanism, x, n, entropy, 0)
-    if b is None:
+    seedless = declares_seedless(mechanism)
+    b = None if seedless else _draw(mechanism, x, n, entropy, 0)
+    if b is None and not seedless:
         return
-    if not _same(a, b):
+    if b is not None and not _same(a, b):
         raise MechanismError(
             f"the mechanism does not draw its randomness from the rng it is given: two calls on {where} with the "
             "same seed returned different outputs. Samples drawn that way are not reproducible and, on several "

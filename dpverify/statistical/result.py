@@ -17,6 +17,59 @@ from dpverify.results import Measured, PrivacyClaim, ViolationVerdict
 from dpverify.jsonsafe import json_clean, json_float
 from dpverify.neighbours import Pair
 
+__all__ = ["EventTest", "Witness", "AuditResult", "LibraryTiming", "LedgerResult", "REPRODUCIBLE_NOTE"]
+
+#: The note of an audit whose mechanism declares ``reproducible = False`` (it draws its own randomness).
+REPRODUCIBLE_NOTE = ("the mechanism draws its own randomness: the same seed does not reproduce this run; the "
+                     "confidence bound still holds because the samples are independent")
+
+
+@dataclass(frozen=True)
+class LibraryTiming:
+    """Where the time of an audit of a per-call library release went (:class:`dpverify.libraries.percall.PerCall`).
+
+    ``calls``: library releases made for the audit's batches (the contract probe's calls excepted);
+    ``library_seconds``: time inside them, summed over every worker; ``sampling_seconds``: the batches' wall
+    times (mechanism calls, output checks, event counting), summed over every worker; ``audit_seconds``: the
+    audit's wall time.  Timings differ from run to run; they never enter a verdict.
+    """
+
+    calls: int
+    library_seconds: float
+    sampling_seconds: float
+    audit_seconds: float
+
+    @property
+    def calls_per_second(self) -> float:
+        """Library calls per second of the audit's wall time."""
+        return self.calls / self.audit_seconds if self.audit_seconds > 0 else math.nan
+
+    @property
+    def library_share(self) -> float:
+        """Share of the sampling time spent inside the library (``library_seconds / sampling_seconds``)."""
+        return self.library_seconds / self.sampling_seconds if self.sampling_seconds > 0 else math.nan
+
+    def __add__(self, other: "LibraryTiming") -> "LibraryTiming":
+        return LibraryTiming(self.calls + other.calls, self.library_seconds + other.library_seconds,
+                             self.sampling_seconds + other.sampling_seconds, self.audit_seconds + other.audit_seconds)
+
+    def summary(self) -> str:
+        """E.g. ``412 calls/s, 93 % of sampling time inside the library``."""
+        share = self.library_share
+        share_txt = f"{100 * share:.0f} %" if math.isfinite(share) else "an unknown share"
+        cps = self.calls_per_second
+        cps_txt = f"{cps:,.0f}" if math.isfinite(cps) and cps >= 10 else f"{cps:.3g}"
+        return f"{cps_txt} calls/s, {share_txt} of sampling time inside the library"
+
+    def __str__(self) -> str:
+        return self.summary()
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"calls": self.calls, "library_seconds": self.library_seconds,
+                "sampling_seconds": self.sampling_seconds, "audit_seconds": self.audit_seconds,
+                "calls_per_second": json_float(self.calls_per_second),
+                "library_share": json_float(self.library_share)}
+
 
 @dataclass(frozen=True)
 class EventTest:
@@ -129,6 +182,11 @@ class AuditResult(ViolationVerdict):
     ``epsilon_lower_bound`` is a lower confidence bound on the mechanism's true epsilon (at the given
     delta) at level ``1 - alpha``, simultaneously over every pair, direction and event tested on fresh
     samples (Bonferroni).  ``violation`` is ``epsilon_lower_bound > epsilon``.
+
+    ``reproducible`` is ``False`` when the mechanism declares that it draws its own randomness (``reproducible =
+    False``: OpenDP, Google's DP library): the seed then does not reproduce the run, but the bound holds (the
+    samples are still independent).  ``library`` times the library calls of a per-call adapter
+    (:class:`LibraryTiming`), ``None`` for other mechanisms.
     """
 
     violation: bool
@@ -150,7 +208,8 @@ class AuditResult(ViolationVerdict):
     #: The witness pair's binned empirical privacy-loss histogram from the search samples (descriptive, never
     #: used by the verdict; :func:`dpverify.statistical.privacy_loss.loss_histogram`); pair 0's when there is no witness.
     loss_histogram: dict[str, Any] | None = field(default=None, compare=False)
-
+    reproducible: bool = True
+    library: LibraryTiming | None = field(default=None, compare=False)
 
     def _measured(self) -> Measured:
         return Measured("epsilon_lower_bound", self.epsilon_lower_bound)
@@ -174,13 +233,22 @@ class AuditResult(ViolationVerdict):
             return (
                 f"VIOLATION of the claim {claim}: true ε ≥ {lb_txt} with confidence "
                 f"{self.confidence:.0%}, witness pair '{w.pair.label}' direction {w.test.direction}, "
-                f"event {w.event}{extra}; {self.samples} fresh samples per input."
+                f"event {w.event}{extra}; {self.samples} fresh samples per input.{self._extras()}"
             )
         return (
             f"No violation of the claim {claim} detected with {self.samples} fresh samples per input "
             f"over {self.n_pairs} pairs (ε lower bound {lb_txt} at confidence {self.confidence:.0%}). "
-            "This is not a proof of privacy."
+            f"This is not a proof of privacy.{self._extras()}"
         )
+
+    def _extras(self) -> str:
+        """The sentences on reproducibility and library timing that follow the verdict (empty when none apply)."""
+        out = ""
+        if not self.reproducible:
+            out += f" Note: {REPRODUCIBLE_NOTE}."
+        if self.library is not None:
+            out += f" Library: {self.library.summary()}."
+        return out
 
     def __str__(self) -> str:
         return self.summary()
@@ -205,6 +273,8 @@ class AuditResult(ViolationVerdict):
             "workers": self.workers,
             "notes": list(self.notes),
             "loss_histogram": self.loss_histogram,
+            "reproducible": self.reproducible,
+            "library": None if self.library is None else self.library.to_dict(),
         }
 
 

@@ -37,7 +37,7 @@ from dpverify.statistical.auditor import DEFAULT_SAMPLES, DEFAULT_SEARCH_CAP, au
 from dpverify.errors import InputError
 from dpverify.jsonsafe import json_float
 from dpverify.neighbours import Pair
-from dpverify.statistical.result import AuditResult
+from dpverify.statistical.result import AuditResult, LibraryTiming
 from dpverify.execution.sampling import Mechanism, WorkerPool, resolve_workers
 
 __all__ = ["SequentialResult", "Stage", "audit_sequential", "stage_plan"]
@@ -67,6 +67,7 @@ class SequentialResult(ViolationVerdict):
     ``violation`` and ``epsilon_lower_bound`` (the largest stage bound) hold at level ``1 - alpha`` jointly
     over the stages run.  ``samples_to_verdict`` counts the outputs drawn per input of one pair (search +
     test, all stages run); ``seconds`` the wall time.  ``last`` is the full result of the last stage run.
+    ``library`` sums the library timing of the stages (per-call library adapters only, else ``None``).
     """
 
     violation: bool
@@ -80,6 +81,7 @@ class SequentialResult(ViolationVerdict):
     seconds: float
     seed: int
     notes: tuple[str, ...] = field(default=())
+    library: LibraryTiming | None = field(default=None, compare=False)
 
 
     def _measured(self) -> Measured:
@@ -105,8 +107,9 @@ class SequentialResult(ViolationVerdict):
         if self.violation:
             return (f"VIOLATION of the claim {claim} at {where}: true ε ≥ {lb_txt} with confidence "
                     f"{1 - self.alpha:.0%} (all stages jointly). {self.last.summary()}")
+        library = f" Library: {self.library.summary()}." if self.library is not None else ""
         return (f"No violation of the claim {claim} detected after {where} (ε lower bound {lb_txt} at "
-                f"confidence {1 - self.alpha:.0%}). This is not a proof of privacy.")
+                f"confidence {1 - self.alpha:.0%}). This is not a proof of privacy.{library}")
 
     def __str__(self) -> str:
         return self.summary()
@@ -118,6 +121,7 @@ class SequentialResult(ViolationVerdict):
             "delta": self.delta, "alpha": self.alpha, "stages": [s.to_dict() for s in self.stages],
             "planned_stages": self.planned_stages, "samples_to_verdict": self.samples_to_verdict,
             "seconds": self.seconds, "seed": self.seed, "notes": list(self.notes), "last": self.last.to_dict(),
+            "library": None if self.library is None else self.library.to_dict(),
         }
 
 
@@ -200,6 +204,7 @@ def audit_sequential(
     stages: list[Stage] = []
     best = -math.inf
     last: AuditResult | None = None
+    library: LibraryTiming | None = None
     with WorkerPool(resolve_workers(workers)) as pool:
         for k, (n, s, a) in enumerate(plan):
             stage_seed = int(np.random.SeedSequence([entropy, k]).generate_state(1, np.uint64)[0])
@@ -207,9 +212,12 @@ def audit_sequential(
                          seed=stage_seed, pool=pool, **audit_options)
             stages.append(Stage(n, s, a, last.epsilon_lower_bound, last.violation, last.seconds))
             best = max(best, last.epsilon_lower_bound)
+            if last.library is not None:
+                library = last.library if library is None else library + last.library
             if last.violation:
                 break
     assert last is not None
     return SequentialResult(violation=last.violation, epsilon_lower_bound=max(best, 0.0), epsilon=last.epsilon,
                             delta=last.delta, alpha=float(alpha), stages=tuple(stages), planned_stages=len(plan),
-                            last=last, seconds=time.perf_counter() - t0, seed=entropy, notes=last.notes)
+                            last=last, seconds=time.perf_counter() - t0, seed=entropy, notes=last.notes,
+                            library=library)
