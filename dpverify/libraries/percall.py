@@ -217,13 +217,23 @@ class PerCall:
         (a forked sampling worker), a seedless adapter reseeds ``np.random`` and ``random`` from the operating
         system, so that workers do not replay the generator state they inherited.  Subclasses extend it for their
         library's own generator (and call this one)."""
-        if self.seed_arg is None and os.getpid() != self._home_pid:
+        if self.seed_arg is None and self.in_worker:
             np.random.seed()
             random.seed()
+
+    @property
+    def in_worker(self) -> bool:
+        """This process is not the one that built the adapter (a forked sampling worker, a Dask worker)."""
+        return os.getpid() != self._home_pid
 
     def preparation_key(self) -> str:
         """What :meth:`prepare_process` depends on: it runs once per process and key."""
         return f"{type(self).__module__}.{type(self).__qualname__}:{self.seed_arg is None}"
+
+    def convert_input(self, x: Any) -> Any:
+        """The input as the release takes it, converted once per batch (identity here; library targets turn numpy
+        values into the Python values their library insists on)."""
+        return x
 
     def bind(self, n: int, rng: np.random.Generator) -> Callable[[Any], Any]:
         """The one-argument release of one batch of ``n`` calls, seeded from ``rng`` (see ``seed_kind``)."""
@@ -253,6 +263,7 @@ class PerCall:
             self.prepare_process()
             _prepared.add(key)
         release = self.bind(n, rng)
+        x = self.convert_input(x)
         outs: list[Any] = [None] * n
         clock = time.perf_counter
         inside = 0.0
