@@ -311,7 +311,7 @@ class PerCall:
         except ValueError as exc:
             raise MechanismError(f"the outputs of {self.name} do not stack into an array ({exc}); every call must "
                                  "return a value of the same shape") from None
-        if out.dtype == object:
+        if out.dtype.kind not in "biuf":
             raise MechanismError(f"{self.name} returned {type(first).__name__} values, which do not stack into a "
                                  "numeric array; return numbers or numeric arrays, or pick them with output=...")
         return out
