@@ -38,7 +38,7 @@ from dpverify.errors import MechanismError
 __all__ = [
     "Mechanism", "Signature", "Task", "BatchTiming", "BatchOutput", "batch_sizes", "run_batch", "run_task",
     "single_threaded_libraries", "resolve_workers", "RemoteExecutor", "remote_executor", "WorkerPool",
-    "NO_TIME", "SEARCH_PHASE", "TEST_PHASE", "SWEEP_PHASE", "INLINE_BELOW", "INLINE_SECONDS",
+    "NO_TIME", "SEARCH_PHASE", "TEST_PHASE", "SWEEP_PHASE", "INLINE_BELOW", "INLINE_SECONDS", "ONE_BY_ONE_SECONDS",
 ]
 
 Mechanism = Callable[[Any, int, np.random.Generator], Any]
@@ -279,6 +279,12 @@ def remote_executor(executor: RemoteExecutor) -> Iterator[RemoteExecutor]:
 INLINE_BELOW = 100_000
 INLINE_SECONDS = 0.25
 
+#: Tasks expected to take at least this long each (from the outputs per second of their function, measured or hinted
+#: with :meth:`WorkerPool.hint_rate`) go to the workers one at a time rather than in chunks: sending a task costs about a
+#: millisecond, while a chunk of slow tasks (a per-call library's batch takes seconds) can leave one worker idle
+#: while another finishes it.
+ONE_BY_ONE_SECONDS = 0.05
+
 
 def _outputs(tasks: Sequence[Any]) -> float:
     """Outputs the tasks draw in all (their ``n``), or infinity when some task does not say."""
@@ -307,6 +313,13 @@ class WorkerPool:
         self._remote = _remote
         self._remote_checked = False
         self._rates: dict[Any, float] = {}   # outputs per second of each fn run here (see INLINE_SECONDS)
+
+    def hint_rate(self, fn: Callable[[Any], Any], outputs_per_second: float) -> None:
+        """Expect ``fn`` to draw about ``outputs_per_second`` (e.g. measured on the contract probe of a per-call
+        library, thousands of times slower per output than a vectorised mechanism) until a rate is measured here;
+        it decides where the first call runs and how tasks are chunked, never a result."""
+        if fn not in self._rates and math.isfinite(outputs_per_second) and outputs_per_second > 0:
+            self._rates[fn] = float(outputs_per_second)
 
     def run(self, tasks: Sequence[Any], fn: Callable[[Any], Any] = run_task) -> list[Any]:
         """Run ``fn`` (default :func:`run_task`; :func:`run_batch` to get the timings too) on every task; results in task order (so they do not depend
@@ -341,7 +354,9 @@ class WorkerPool:
                 return results
             self._pool = ProcessPoolExecutor(max_workers=self.workers)
         self.used = max(self.used, min(self.workers, len(tasks)))
-        chunk = max(1, math.ceil(len(tasks) / (4 * self.workers)))
+        rate = self._rates.get(fn)
+        slow = rate is not None and _outputs(tasks) / len(tasks) / rate >= ONE_BY_ONE_SECONDS
+        chunk = 1 if slow else max(1, math.ceil(len(tasks) / (4 * self.workers)))
         return list(self._pool.map(fn, tasks, chunksize=chunk))
 
     @property

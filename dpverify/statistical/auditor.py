@@ -315,6 +315,12 @@ def audit(
         def sample(tasks: Sequence[Task]) -> list[BatchOutput]:
             return pool.run(tasks, fn=run_batch)
 
+        probe_calls, probe_seconds = mechanism.pop_timing() if hasattr(mechanism, "pop_timing") else (0, 0.0)
+        if probe_calls and probe_seconds > 0:
+            # a per-call library: its speed on the contract probe tells the pool to start the workers for the
+            # search already (its default, run a first small call here, assumes vectorised outputs)
+            pool.hint_rate(run_batch, probe_calls / probe_seconds)
+
         # ---- phase 1: search.  With several workers and pairs, the pairs are searched side by side on
         # the pool (memory: one pair's search sample per worker); otherwise one pair at a time here, its
         # batches on the pool.  Same candidates either way.
