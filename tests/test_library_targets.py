@@ -136,6 +136,27 @@ def test_opendp_gaussian_claim_is_zcdp(opendp):
     assert isinstance(claim, profiles.ZCDPClaim) and claim.rho == pytest.approx(0.5)
 
 
+def gaussian_profile(scale):
+    """A zCDP Gaussian turned into approximate DP: a SmoothedMaxDivergence (privacy profile) measurement."""
+    import opendp.prelude as dp
+
+    from dpverify.libraries.opendp_targets import gaussian
+
+    return dp.c.make_zCDP_to_approxDP(gaussian(scale))
+
+
+def test_opendp_profile_claim_wraps_the_measurements_profile(opendp):
+    pytest.importorskip("dpverify.profiles", reason="dpverify.profiles is not written yet")
+    from dpverify.libraries.opendp_targets import OpenDPMeasurement
+
+    target = OpenDPMeasurement(f"{__name__}:gaussian_profile", scale=1.0)
+    claim = target.claim()
+    profile = gaussian_profile(1.0).map(1.0)
+    assert claim.form == "opendp-profile" and claim.epsilon(1e-3) == pytest.approx(profile.epsilon(1e-3))
+    assert claim.delta(1.0) == pytest.approx(profile.delta(1.0))
+    assert [p.delta for p in claim.points((0.1, 0.01))] == [0.1, 0.01]
+
+
 def test_opendp_vector_factories_state_their_neighbour_model(opendp):
     from dpverify.libraries.opendp_targets import OpenDPMeasurement
 

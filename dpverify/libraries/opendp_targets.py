@@ -11,8 +11,8 @@ written, and by ``tests/test_library_targets.py``).
 
 :meth:`OpenDPMeasurement.claim` reads the measurement's privacy map at ``d_in`` in its own output measure:
 ``MaxDivergence`` gives ``PrivacyClaim(ε)``, ``Approximate(MaxDivergence)`` (``make_fix_delta``) ``PrivacyClaim(ε,
-δ)``, ``ZeroConcentratedDivergence`` a ``ZCDPClaim(ρ)`` of :mod:`dpverify.profiles`.  A ``SmoothedMaxDivergence``
-(a privacy profile ``δ(ε)``) is refused with the fix: pin δ with ``opendp.combinators.make_fix_delta``.
+δ)``, ``ZeroConcentratedDivergence`` a ``ZCDPClaim(ρ)`` of :mod:`dpverify.profiles`, ``SmoothedMaxDivergence``
+(a privacy profile ``δ(ε)``) an :class:`dpverify.libraries.opendp_profile.OpenDPProfileClaim` wrapping the profile.
 
 **Neighbour models** (OpenDP's metrics, "Metrics" in the OpenDP documentation): ``SymmetricDistance`` counts the
 records added or removed, so ``d_in = 1`` on an unsized vector domain is *add/remove-one*; on a sized domain
@@ -199,8 +199,9 @@ class OpenDPMeasurement(PerCall):
 
     def claim(self, d_in: Any = None) -> Any:
         """The measurement's own privacy claim at ``d_in`` (default: the target's), from its privacy map in its
-        output measure (see the module docstring): a :class:`dpverify.results.PrivacyClaim` or a
-        :class:`dpverify.profiles.ZCDPClaim`.  Raises :class:`InputError` for a measure it cannot state."""
+        output measure (see the module docstring): a :class:`dpverify.results.PrivacyClaim`, a
+        :class:`dpverify.profiles.ZCDPClaim` or an :class:`dpverify.libraries.opendp_profile.OpenDPProfileClaim`.
+        Raises :class:`InputError` for a measure it cannot state."""
         dp = _opendp()
         meas = self.measurement()
         d = self.d_in if d_in is None else d_in
@@ -220,9 +221,9 @@ class OpenDPMeasurement(PerCall):
 
             return ZCDPClaim(rho=float(d_out))
         if measure == dp.smoothed_max_divergence():
-            raise InputError(f"{self.factory} releases under SmoothedMaxDivergence (a privacy profile δ(ε)); pin δ "
-                             "with opendp.combinators.make_fix_delta(meas, delta) in the factory to get an (ε, δ) "
-                             "claim")
+            from dpverify.libraries.opendp_profile import OpenDPProfileClaim
+
+            return OpenDPProfileClaim(self, d)
         raise InputError(f"{self.factory}'s output measure {measure} has no dpverify claim; state the claim yourself")
 
     def __repr__(self) -> str:
