@@ -4,8 +4,8 @@ answers under the same names.
 * :class:`Verdict` -- ``pass`` (no violation detected at this budget: never "is private"), ``violation``; for
   utility theorems ``holds`` / ``violated`` / ``inconclusive``; for suite entries also ``error`` and ``not-run``.
   It is a ``str`` enum, so it compares equal to (and serialises as) those strings.
-* :class:`PrivacyClaim` -- the claim under test, validated when it is built: ``(ε, δ)`` now; the other
-  privacy definitions (zCDP, GDP, Rényi DP) join it as claims of their own.
+* :class:`PrivacyClaim` -- the claim under test, validated when it is built: ``(ε, δ)``; the other
+  privacy definitions (zCDP, GDP, Rényi DP) are claims of their own, :class:`dpverify.profiles.ProfileClaim`.
 * :class:`Measured` -- the quantity a check established, named without ambiguity: ``epsilon_lower_bound`` (a
   statistical audit), ``exact_epsilon`` (an exact check), ``pvalue`` (an exponential-mechanism fit),
   ``max_change`` (sensitivity), ``max_ratio`` (replay), ``total_epsilon`` (ledger), ``estimate`` (a theorem).
@@ -26,9 +26,12 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from enum import Enum
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from dpverify.errors import InputError
+
+if TYPE_CHECKING:
+    from dpverify.profiles import ProfileClaim
 
 __all__ = ["Verdict", "PrivacyClaim", "Measured", "CheckResult", "ViolationVerdict"]
 
@@ -112,12 +115,14 @@ class CheckResult:
     def _measured(self) -> Measured:
         raise NotImplementedError
 
-    def _claim(self) -> PrivacyClaim | None:
+    def _claim(self) -> PrivacyClaim | ProfileClaim | None:
         return None
 
     @property
-    def claim(self) -> PrivacyClaim | None:
-        """The privacy claim tested (``None`` for checks of another kind of claim: a sensitivity, a theorem)."""
+    def claim(self) -> PrivacyClaim | ProfileClaim | None:
+        """The privacy claim tested: an ``(ε, δ)`` claim, a zCDP / GDP / Rényi-DP claim
+        (:class:`dpverify.profiles.ProfileClaim`), or ``None`` for checks of another kind of claim (a sensitivity, a
+        theorem)."""
         return self._claim()
 
     @property
