@@ -135,8 +135,8 @@ class DiffprivlibTool(PerCall):
     """A diffprivlib tool, ``diffprivlib.tools.<tool>(x, epsilon=..., bounds=..., random_state=...)``, one release
     per call on the dataset ``x`` (an array).
 
-    ``tool`` is one of :data:`TOOLS`; ``bounds`` the data bounds ``(lower, upper)`` (``range`` for ``histogram``,
-    whose released part is the counts; ignored by ``count_nonzero``, which has none); ``kwargs`` go to the tool
+    ``tool`` is one of :data:`TOOLS`; ``bounds`` the data bounds ``(lower, upper)`` (the ``range`` of a ``histogram``,
+    also accepted under that name; its released part is the counts; ignored by ``count_nonzero``, which has none); ``kwargs`` go to the tool
     (``quant=`` for ``quantile``, ``percent=`` for ``percentile``, ``bins=`` for ``histogram``, ``dtype=``, ...).
     ``bounds=None`` reproduces the library's own behaviour -- bounds taken from the data, which leaks (see the
     module docstring).  ``neighbour_model`` is the tool's, from :data:`TOOL_NEIGHBOUR_MODELS`.  Example (a pair of
@@ -153,6 +153,10 @@ class DiffprivlibTool(PerCall):
         for bad in ("random_state", "accountant"):
             if bad in kwargs:
                 raise InputError(f"do not pass {bad}: the target sets it for every batch")
+        if tool == "histogram" and "range" in kwargs:      # the library's own name for a histogram's bounds
+            if bounds is not None:
+                raise InputError("give a histogram's range once: bounds=... or range=..., not both")
+            bounds = kwargs.pop("range")
         if not hasattr(dpl.tools, tool):
             raise InputError(f"this diffprivlib ({getattr(dpl, '__version__', '?')}) has no tools.{tool}")
         if bounds is not None:

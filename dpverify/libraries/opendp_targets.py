@@ -140,6 +140,17 @@ def _python(x: Any) -> Any:
     return x
 
 
+def _distance(measurement: Any, d_in: Any) -> Any:
+    """``d_in`` in the type of the input metric's distances (a suite file's ``1`` for a float metric is ``1.0``)."""
+    metric = str(measurement.input_metric)
+    if isinstance(d_in, (int, float)) and not isinstance(d_in, bool):
+        if "f64" in metric or "f32" in metric:
+            return float(d_in)
+        if float(d_in).is_integer():
+            return int(d_in)
+    return d_in
+
+
 class OpenDPMeasurement(PerCall):
     """An OpenDP ``Measurement`` as an audit target: each call ``meas(x)`` is one release.
 
@@ -204,7 +215,7 @@ class OpenDPMeasurement(PerCall):
         Raises :class:`InputError` for a measure it cannot state."""
         dp = _opendp()
         meas = self.measurement()
-        d = self.d_in if d_in is None else d_in
+        d = _distance(meas, self.d_in if d_in is None else d_in)
         try:
             d_out = meas.map(d)
         except Exception as exc:
