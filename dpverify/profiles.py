@@ -55,7 +55,8 @@ DEFAULT_DELTAS: tuple[float, ...] = (0.1, 0.01, 0.001)
 
 #: Rényi orders over which a zCDP claim is converted: ``α - 1`` geometric from 0.01 to 10⁵, 200 per decade
 #: (adjacent orders 1.2 % apart, so the grid costs under 10⁻⁴ relative in ε); the optimal order lies inside for
-#: ``ρ`` in ``[10⁻⁴, 50]`` and ``δ`` down to ``10⁻¹⁰`` (about ``1 + √(ln(1/δ)/ρ)``, from 1.2 to a few hundred).
+#: ``ρ`` in ``[10⁻⁴, 50]`` and ``δ`` down to ``10⁻¹⁰`` (about ``1 + √(ln(1/δ)/ρ)``: from 1.2 to a few
+#: hundred).
 ZCDP_ORDERS: tuple[float, ...] = tuple(float(a) for a in 1.0 + np.logspace(-2.0, 5.0, 1401))
 
 #: The forms :func:`parse_claim` accepts, for messages.
@@ -147,8 +148,8 @@ class ZCDPClaim(ProfileClaim):
     rho: float
     form: ClassVar[str] = "zcdp"
     conversion: ClassVar[str] = (
-        "ρ-zCDP is (α, αρ)-Rényi DP at every order α > 1 (Bun & Steinke, TCC 2016, Def. 1.1), converted to (ε, δ) "
-        "with the bound of Canonne, Kamath & Steinke (NeurIPS 2020, Prop. 12) minimised over a dense grid of "
+        "ρ-zCDP is (α, αρ)-Rényi DP at every order α > 1 (Bun & Steinke, TCC 2016, Def. 1.1), converted to "
+        "(ε, δ) with the bound of Canonne, Kamath & Steinke (NeurIPS 2020, Prop. 12) minimised over a dense grid of "
         "orders by dp-accounting")
 
     def __post_init__(self) -> None:
@@ -228,8 +229,8 @@ class GDPClaim(ProfileClaim):
         object.__setattr__(self, "mu", _parameter("GDP mu", self.mu))
 
     def _log_delta(self, epsilon: float) -> float:
-        """``ln δ(ε)`` in log space: ``ln Φ(t + μ/2) + ln(1 - exp(ε + ln Φ(t - μ/2) - ln Φ(t + μ/2)))``, ``t = -ε/μ``
-        (``-inf`` where rounding leaves nothing)."""
+        """``ln δ(ε)`` in log space: ``ln Φ(t + μ/2) + ln(1 - exp(ε + ln Φ(t - μ/2) - ln Φ(t + μ/2)))`` with
+        ``t = -ε/μ`` (``-inf`` where rounding leaves nothing)."""
         from scipy.special import log_ndtr
 
         mu = self.mu

@@ -2,8 +2,8 @@
 
 * GDP: the closed form of Dong, Roth & Su (Cor. 2.13) against the hockey-stick divergence of N(0, 1) and N(μ, 1)
   integrated numerically (scipy.integrate.quad of (p - e^ε q)_+).
-* zCDP: between the exact profile of the Gaussian mechanism that is ρ-zCDP (σ = 1/√(2ρ), i.e. √(2ρ)-GDP: no valid
-  conversion can be below it) and Bun & Steinke's Prop. 1.3, ε = ρ + 2√(ρ ln(1/δ)); within 1 % of the
+* zCDP: between the exact profile of the Gaussian mechanism that is ρ-zCDP (σ = 1/√(2ρ), i.e. √(2ρ)-GDP: no
+  valid conversion can be below it) and Bun & Steinke's Prop. 1.3, ε = ρ + 2√(ρ ln(1/δ)); within 1 % of the
   Canonne--Kamath--Steinke bound (NeurIPS 2020, Prop. 12 of the arXiv version) minimised over α with
   scipy.optimize.minimize_scalar.  dp-accounting's ``compute_delta``/``compute_epsilon`` implement exactly this
   bound, in the form ``(α-1)(r - ε + ln(1 - 1/α)) - ln α`` (the same expression: ``(1-1/α)^α / (α-1) =
@@ -53,7 +53,8 @@ def hockey_stick_gaussian(mu: float, eps: float) -> float:
 
 
 def cks_delta(rho_of_alpha, eps: float, lo: float = 1.0 + 1e-9, hi: float = 1e5) -> float:
-    """Canonne--Kamath--Steinke: δ = inf_{α>1} exp((α-1)(r(α) - ε)) / (α-1) · (1 - 1/α)^α, minimised over α."""
+    """Canonne--Kamath--Steinke: δ = inf_{α>1} exp((α-1)(r(α) - ε)) / (α-1) · (1 - 1/α)^α, minimised over
+    α."""
     def log_delta(a: float) -> float:
         return (a - 1) * (rho_of_alpha(a) - eps) - math.log(a - 1) + a * math.log1p(-1 / a)
 
