@@ -9,6 +9,12 @@ The black-box audit::
 
 A result without a violation means *no violation detected at this sample budget*, never *is DP*.
 
+A claim in another privacy definition, audited on the (ε, δ(ε)) profile it implies; a library call that makes one
+release per call (diffprivlib, OpenDP, python-dp: ready targets in :mod:`dpverify.libraries`)::
+
+    result = dpverify.audit_profile(mechanism, pairs, dpverify.ZCDPClaim(rho=0.5), seed=0)
+    result = dpverify.audit(dpverify.per_call(my_release, epsilon=1.0), [(0.0, 1.0)], epsilon=1.0, seed=0)
+
 A utility theorem, by Monte Carlo (the protocol of a theorem object is in :mod:`dpverify.theorems.check`)::
 
     result = dpverify.check_theorem(theorem, runs=10_000, seed=0)
@@ -34,6 +40,10 @@ _EXPORTS: dict[str, str] = {
     "Witness": "dpverify.statistical.result",
     "SweepResult": "dpverify.theorems.check", "TheoremResult": "dpverify.theorems.check", "check_sweep": "dpverify.theorems.check",
     "check_theorem": "dpverify.theorems.check",
+    "audit_profile": "dpverify.statistical.profile", "ProfileAuditResult": "dpverify.statistical.profile",
+    "ZCDPClaim": "dpverify.profiles", "GDPClaim": "dpverify.profiles", "RDPClaim": "dpverify.profiles",
+    "ProfileClaim": "dpverify.profiles", "PrivacyClaim": "dpverify.results",
+    "per_call": "dpverify.libraries.percall", "PerCall": "dpverify.libraries.percall",
 }
 
 if TYPE_CHECKING:  # static checkers see the eager imports
@@ -48,6 +58,10 @@ if TYPE_CHECKING:  # static checkers see the eager imports
     from dpverify.code_checks.sensitivity import SensitivityResult, check_sensitivity  # noqa: F401
     from dpverify.statistical.sequential import SequentialResult, audit_sequential  # noqa: F401
     from dpverify.theorems.check import SweepResult, TheoremResult, check_sweep, check_theorem  # noqa: F401
+    from dpverify.statistical.profile import ProfileAuditResult, audit_profile  # noqa: F401
+    from dpverify.profiles import GDPClaim, ProfileClaim, RDPClaim, ZCDPClaim  # noqa: F401
+    from dpverify.results import PrivacyClaim  # noqa: F401
+    from dpverify.libraries.percall import PerCall, per_call  # noqa: F401
 
 
 def __getattr__(name: str) -> Any:
@@ -94,5 +108,14 @@ __all__ = [
     "InputError",
     "MechanismError",
     "SuiteError",
+    "audit_profile",
+    "ProfileAuditResult",
+    "ZCDPClaim",
+    "GDPClaim",
+    "RDPClaim",
+    "ProfileClaim",
+    "PrivacyClaim",
+    "per_call",
+    "PerCall",
     "__version__",
 ]

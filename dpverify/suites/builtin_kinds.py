@@ -232,7 +232,7 @@ def _found_statistical(o: EntryOutcome) -> str:
     """The ε lower bound; for a profile claim ``x@δ=d``: the bound at the profile point where it exceeds the claim's
     ε(δ) most (``details.worst_delta``)."""
     d = (o.details or {}).get("worst_delta")
-    return _fmt(o.epsilon_lower_bound) + (f"@δ={d:g}" if isinstance(d, float) else "")
+    return _fmt(o.epsilon_lower_bound) + (f"@δ={d:g}" if isinstance(d, float) and d > 0 else "")
 
 
 def _found_exact(o: EntryOutcome) -> str:

@@ -112,3 +112,9 @@ class FakeAudit:
         return make_result(violation, lb=float("inf") if violation else 0.9 * epsilon, epsilon=epsilon,
                            delta=delta, samples=kw.get("samples", 1000),
                            search_samples=kw.get("search_samples") or 500, seed=kw.get("seed") or 0)
+
+
+def one_release_laplace(x: Any, *, epsilon: float, random_state: np.random.RandomState) -> float:
+    """One release per call, seeded through ``random_state`` like a library call (diffprivlib's convention):
+    ``sum(x) + Lap(1/epsilon)``, for the per-call adapter and ``dpverify audit --per-call``."""
+    return float(np.sum(x)) + random_state.laplace(0.0, 1.0 / epsilon)
