@@ -329,5 +329,27 @@ class PerCall:
 
 
 def per_call(release: Callable[..., Any] | str, **kw: Any) -> PerCall:
-    """``PerCall(release, **kw)``: wrap a one-release-per-call function as a batched mechanism."""
+    """Wrap a one-release-per-call function as a batched mechanism ``mechanism(x, n, rng)``.
+
+    Returns
+    -------
+    PerCall
+        ``PerCall(release, **kw)``: ``n`` calls ``release(x, **params, random_state=<batch seed>)`` per batch
+        (``seed_arg=None``: a library that cannot be seeded; the audit then says ``reproducible = False``).
+
+    Raises
+    ------
+    InputError
+        A ``seed_arg`` that is not a keyword name, an unknown ``seed_kind``, or an import path that does not resolve.
+
+    Examples
+    --------
+    >>> import numpy as np, dpverify
+    >>> def noisy_sum(x, *, epsilon, random_state):
+    ...     return float(np.sum(x)) + random_state.laplace(0.0, 1.0 / epsilon)
+    >>> r = dpverify.audit(per_call(noisy_sum, epsilon=1.0), [(0.0, 1.0)], epsilon=0.5, samples=20_000,
+    ...                    seed=0, workers=1)
+    >>> r.violation
+    True
+    """
     return PerCall(release, **kw)
