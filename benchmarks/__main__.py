@@ -28,6 +28,7 @@ BENCHMARKS: dict[str, str] = {
     "peers": "dpverify and StatDP side by side; sampler throughput (issue 9)",
     "scaling": "audit time against samples, graph size, data size; exact-check time (issue 9)",
     "suites": "wall time of the quick default run and of every suite at full budget (issue 9)",
+    "libraries": "per-call audits of diffprivlib and OpenDP targets: dpverify's share of the wall time (issue 19)",
 }
 
 

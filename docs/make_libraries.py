@@ -51,6 +51,7 @@ def _float_targets() -> list[tuple[str, Any, float, float]]:
     """(name, mechanism, claimed ε, claimed δ) of the samplers audited with floating-point events."""
     from dpverify.libraries.diffprivlib_targets import DiffprivlibMechanism
     from dpverify.libraries.opendp_targets import OpenDPMeasurement
+    from dpverify.profiles import ZCDPClaim
 
     return [
         ("numpy Generator.laplace (control, catalogue finding)", numpy_laplace, 0.1, 0.0),
@@ -59,8 +60,10 @@ def _float_targets() -> list[tuple[str, Any, float, float]]:
          DiffprivlibMechanism("GaussianAnalytic", epsilon=0.5, delta=1e-3, sensitivity=1.0), 0.5, 1e-3),
         ("OpenDP make_laplace(scale=10), ε = 0.1",
          OpenDPMeasurement("dpverify.libraries.opendp_targets:laplace", scale=10.0), 0.1, 0.0),
-        ("OpenDP make_gaussian(scale=2) at (0.5, 1e-3)",
-         OpenDPMeasurement("dpverify.libraries.opendp_targets:gaussian", scale=2.0), 0.5, 1e-3),
+        # its own claim: ρ = (1/2)²/2 = 0.125 zCDP, converted to ε at δ = 1e-3 (dpverify.profiles)
+        ("OpenDP make_gaussian(scale=2), its ρ = 0.125 zCDP at δ = 1e-3",
+         OpenDPMeasurement("dpverify.libraries.opendp_targets:gaussian", scale=2.0),
+         ZCDPClaim(rho=0.125).epsilon(1e-3), 1e-3),
     ]
 
 
@@ -72,7 +75,7 @@ def float_rows(samples: int) -> list[str]:
                            search_samples=min(samples, 100_000), float_bits=True, seed=0, workers=2)
         event = "-" if r.witness is None else r.witness.event.replace("|", "\\|")
         calls = "-" if r.library is None else f"{r.library.calls_per_second:,.0f}"
-        claim = f"ε={eps:g}" + (f", δ={delta:g}" if delta else "")
+        claim = f"ε={eps:.4g}" + (f", δ={delta:g}" if delta else "")
         rows.append(f"| {name} | {claim} | on | {format_number(r.epsilon_lower_bound)} | "
                     f"{'**violation**' if r.violation else 'no violation detected'} | {event} | {calls} |")
         print(f"float bits: {name}: {r.epsilon_lower_bound:.4g} ({'violation' if r.violation else 'pass'})",
@@ -92,7 +95,7 @@ def suite_rows() -> tuple[list[str], int, int, float]:
     for o in outcomes:
         entry = by_id[o.id]
         lib = next(v for k, v in LIBRARIES.items() if o.id.startswith(k))
-        model = getattr(build_mechanism(entry), "neighbour_model", None) or "-"
+        model = (getattr(build_mechanism(entry), "neighbour_model", None) or "-").replace("|", "\\|")
         result = o.result
         point = getattr(result, "worst", None)
         timing = getattr(point.result if point is not None else result, "library", None)
@@ -203,9 +206,14 @@ on inputs 0 and 1, {args.float_samples:,} samples per input, seed 0:
 {chr(10).join(float_table)}
 
 What this does and does not say: a violation is a proof (at the stated confidence) that the sampler's outputs,
-bits and all, leak more than the claim; no violation means these events at this budget did not find one.  OpenDP
-samples its noise exactly and rounds it to a float afterwards, and diffprivlib 0.6 combines several uniforms in
-its Laplace sampler (Holohan & Braghin 2021) against this attack; numpy's `Generator.laplace` does neither.
+bits and all, leak more than the claim; no violation means these events at this budget did not find one.  The event
+`lowbit(out) ≤ -54` holds the outputs whose lowest set bit is below 2⁻⁵⁴: `0 + noise` computed in doubles reaches
+them (near 0 the doubles are dense), `1 + noise` almost never does (its sum is rounded to the spacing of doubles
+near 1, 2⁻⁵²), so the low bits of one release tell the two inputs apart.  diffprivlib 0.6 draws its Laplace and
+Gaussian noise from several uniforms (Holohan & Braghin 2021), but still returns `value + noise` computed in
+doubles, and that sum is what leaks -- the precision attack of Mironov's section 3, as for numpy's
+`Generator.laplace`.  OpenDP samples the noisy value exactly and rounds it to a double once, so every double in
+range is reachable from either input: no floating-point event separated them at this budget.
 
 ## Worked example
 

@@ -160,3 +160,23 @@ def test_worker_processes_by_address_give_the_same_result() -> None:
         assert c.status == "closed"
     assert remote.workers == 2
     assert _same(remote.to_dict()) == _same(local.to_dict())
+
+
+def test_per_call_library_target_on_dask_equals_the_local_pool(client: Client) -> None:
+    """A one-release-per-call diffprivlib target, seeded per batch through its random_state: the same outputs, hence
+    the same result, on one local process, two, and the cluster (timings aside)."""
+    pytest.importorskip("diffprivlib", reason="needs diffprivlib: pip install -e '.[dev]'")
+    from dpverify.libraries.diffprivlib_targets import DiffprivlibMechanism
+
+    target = DiffprivlibMechanism("Laplace", epsilon=1.0, sensitivity=2.0)     # true ε = 0.5 on inputs 1 apart
+    opts = dict(samples=20_000, search_samples=10_000, batch_size=5_000, seed=3)
+    one = dpverify.audit(target, [(0.0, 1.0)], epsilon=0.4, workers=1, **opts)
+    two = dpverify.audit(target, [(0.0, 1.0)], epsilon=0.4, workers=2, **opts)
+    with use_scheduler(client):
+        dask = dpverify.audit(target, [(0.0, 1.0)], epsilon=0.4, workers=1, **opts)
+
+    def same(d: dict[str, Any]) -> dict[str, Any]:
+        return {k: v for k, v in _same(d).items() if k not in ("library", "workers")}
+
+    assert same(dask.to_dict()) == same(one.to_dict()) == same(two.to_dict())
+    assert dask.library is not None and one.library is not None and dask.library.calls == one.library.calls > 0
