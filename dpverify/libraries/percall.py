@@ -41,6 +41,7 @@ import functools
 import importlib
 import os
 import random
+import threading
 import time
 import warnings
 from typing import Any, Callable
@@ -63,6 +64,15 @@ _resolved: dict[str, Any] = {}
 
 #: (process id, preparation key) pairs already prepared in this process (see PerCall.prepare_process)
 _prepared: set[tuple[int, str]] = set()
+#: per thread: (calls, seconds inside the library) of each adapter (by id) not yet popped (see PerCall.pop_timing)
+_timing = threading.local()
+
+
+def _thread_counts() -> dict[int, tuple[int, float]]:
+    counts = getattr(_timing, "counts", None)
+    if counts is None:
+        counts = _timing.counts = {}
+    return counts
 
 
 def resolve_import_path(path: str) -> Any:
@@ -173,8 +183,6 @@ class PerCall:
         self.params = dict(params)
         self.library_warnings: list[str] = []
         self._home_pid = os.getpid()
-        self._calls = 0
-        self._seconds = 0.0
 
     # ---- what the audit reads ------------------------------------------------------------------------------
 
@@ -200,10 +208,11 @@ class PerCall:
         return tuple(notes)
 
     def pop_timing(self) -> tuple[int, float]:
-        """``(calls, seconds inside the library)`` since the last call of ``pop_timing``, then reset."""
-        out = (self._calls, self._seconds)
-        self._calls, self._seconds = 0, 0.0
-        return out
+        """``(calls, seconds inside the library)`` made by this thread since its last call of ``pop_timing``, then
+        reset.  Per thread: a Dask worker with several threads runs batches of one adapter side by side, and each
+        batch's timing is popped by the thread that ran it."""
+        counts = _thread_counts()
+        return counts.pop(id(self), (0, 0.0))
 
     # ---- the batched contract ------------------------------------------------------------------------------
 
@@ -274,8 +283,9 @@ class PerCall:
                 r = release(x)
                 inside += clock() - t0
                 outs[i] = r
-        self._calls += n
-        self._seconds += inside
+        counts = _thread_counts()
+        calls, seconds = counts.get(id(self), (0, 0.0))
+        counts[id(self)] = (calls + n, seconds + inside)
         self._record(caught)
         return self._stack(outs, n)
 
@@ -318,7 +328,6 @@ class PerCall:
 
     def __getstate__(self) -> dict[str, Any]:
         state = self.__dict__.copy()
-        state["_calls"], state["_seconds"] = 0, 0.0
         state["library_warnings"] = []
         return state
 
