@@ -116,3 +116,14 @@ def test_opendp_laplace_at_twice_its_distance_is_flagged(tmp_path: Path, capsys:
                           "--param", "factory=dpverify.libraries.opendp_targets:laplace", "--param", "scale=0.5",
                           "--pair", "0.0", "2.0", "--target-claim", "--samples", "5000")
     assert code == cli.EXIT_MISMATCH and "VIOLATION" in out
+
+
+def test_input_and_relation_instead_of_pairs(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """--input with --relation: the neighbours of [0.5, 0.5] under add/remove-one of a record in {1.0} (the sum moves
+    by at most 1: ε = 1 for Laplace(1)); a claim of 0.5 is refuted."""
+    code, out, _ = _audit(tmp_path, capsys, "mechs:laplace_sum", "--import-path", str(DATA), "--param", "epsilon=1",
+                          "--input", "[0.5, 0.5]", "--relation", '{"kind": "add_remove", "candidates": [1.0]}',
+                          "--epsilon", "0.5", "--samples", "20000")
+    assert code == cli.EXIT_MISMATCH and "VIOLATION" in out
+    entry = tomllib.loads((tmp_path / "out" / "audit.toml").read_text())["entry"][0]
+    assert entry["relation"] == {"kind": "add_remove", "candidates": [1.0]} and "pairs" not in entry
