@@ -208,8 +208,9 @@ on inputs 0 and 1, {args.float_samples:,} samples per input, seed 0:
 What this does and does not say: a violation is a proof (at the stated confidence) that the sampler's outputs,
 bits and all, leak more than the claim; no violation means these events at this budget did not find one.  The event
 `lowbit(out) ≤ -54` holds the outputs whose lowest set bit is below 2⁻⁵⁴: `0 + noise` computed in doubles reaches
-them (near 0 the doubles are dense), `1 + noise` almost never does (its sum is rounded to the spacing of doubles
-near 1, 2⁻⁵²), so the low bits of one release tell the two inputs apart.  diffprivlib 0.6 draws its Laplace and
+them (near 0 the doubles are dense), `1 + noise` almost never does (its outputs near 0 are `1 + noise` with the
+noise near −1, exact differences of doubles near 1: multiples of 2⁻⁵³), so the low bits of one release tell the two
+inputs apart.  diffprivlib 0.6 draws its Laplace and
 Gaussian noise from several uniforms (Holohan & Braghin 2021), but still returns `value + noise` computed in
 doubles, and that sum is what leaks -- the precision attack of Mironov's section 3, as for numpy's
 `Generator.laplace`.  OpenDP samples the noisy value exactly and rounds it to a double once, so every double in
