@@ -51,7 +51,7 @@ def false_alarms(runs: int, samples: int, search: int, alpha: float) -> list[str
         total += k
     n = runs * len(CASES)
     test = stats.binomtest(total, n, alpha, alternative="greater")
-    ci = test.proportion_ci(0.95, method="exact")
+    ci = stats.binomtest(total, n).proportion_ci(0.95, method="exact")
     lines.append(f"| **all** | **{total}/{n}** | {total / n:.4f} | [{ci.low:.4f}, {ci.high:.4f}] |")
     lines.append("")
     lines.append(f"α = {alpha}; {samples:,} test samples per input (budget), search {search:,} in the last round; "
@@ -97,7 +97,7 @@ def main() -> None:
     ap.add_argument("--workers", type=int, default=1, help="workers of the catalogue runs")
     ap.add_argument("--skip-false-alarms", action="store_true")
     args = ap.parse_args()
-    print(f"Command: `python docs/anytime_calibration.py {' '.join(sys.argv[1:])}`".replace(" `", "`", 0))
+    print(f"Command: `{' '.join(['python docs/anytime_calibration.py', *sys.argv[1:]])}`")
     print()
     if not args.skip_false_alarms:
         t0 = time.perf_counter()
