@@ -254,8 +254,9 @@ def run_dpverify(ids: Iterable[str], mode: str, seed: int, workers: int = WORKER
         if samples is not None:
             entry = dataclasses.replace(entry, quick=SuiteBudget(*samples), full=SuiteBudget(*samples))
         o = run_entry(entry, mode, run_seed=seed, workers=workers, sequential=sequential)
-        ladder = (o.details or {}).get("sequential") or {}
-        out[eid] = {"stages": len(ladder.get("stages", [])), "planned_stages": ladder.get("planned_stages"),
+        # ``dpverify run --sequential`` is the anytime-valid audit (dpverify.statistical.anytime): its rounds
+        ladder = (o.details or {}).get("anytime") or {}
+        out[eid] = {"stages": len(ladder.get("rounds", [])), "planned_stages": ladder.get("planned_rounds"),
                     "samples_to_verdict": ladder.get("samples_to_verdict"),"outcome": o.outcome, "violation": o.outcome == "violation", "expect": entry.expect,
                     "bound": float(o.epsilon_lower_bound) if o.epsilon_lower_bound is not None else math.nan,
                     "seconds": float(o.seconds), "samples": o.samples, "search_samples": o.search_samples,
@@ -268,7 +269,7 @@ def run_dpverify(ids: Iterable[str], mode: str, seed: int, workers: int = WORKER
 
 #: (label, function name in dpverify) of the verdict profile: cumulative time of each, in one process
 PROFILE_PHASES: tuple[tuple[str, str, str], ...] = (
-    ("whole verdict (every stage)", "audit_sequential", "sequential.py"),
+    ("whole verdict (every stage)", "audit_anytime", "anytime.py"),
     ("phase 1: search samples + event search, every pair", "_search_pair", "auditor.py"),
     ("  event search (search_events)", "search_events", "search.py"),
     ("    threshold / interval / atom events on scalar features", "_scalar_feature", "search.py"),
@@ -439,7 +440,7 @@ def fmt_verdict_run(v: dict[str, Any]) -> str:
     """dpverify's verdict cell: outcome (expected), stage reached, outputs per input until the verdict, seconds."""
     if v["error"]:
         return f"error: {v['error']}"
-    where = (f"stage {v['stages']}/{v['planned_stages']}, {v['samples_to_verdict']:,} outputs/input, "
+    where = (f"round {v['stages']}/{v['planned_stages']}, {v['samples_to_verdict']:,} outputs/input, "
              if v.get("planned_stages") else "")
     return f"{fmt_verdict(v['violation'])} (expected {v['expect']}), {where}{v['seconds']:.2f} s"
 

@@ -35,6 +35,7 @@ _EXPORTS: dict[str, str] = {
     "check_ledger": "dpverify.code_checks.ledger",
     "ReplayResult": "dpverify.code_checks.replay", "frozen_noise_replay": "dpverify.code_checks.replay",
     "SequentialResult": "dpverify.statistical.sequential", "audit_sequential": "dpverify.statistical.sequential",
+    "AnytimeResult": "dpverify.statistical.anytime", "audit_anytime": "dpverify.statistical.anytime",
     "SensitivityResult": "dpverify.code_checks.sensitivity", "check_sensitivity": "dpverify.code_checks.sensitivity",
     "AuditResult": "dpverify.statistical.result", "EventTest": "dpverify.statistical.result", "LedgerResult": "dpverify.statistical.result",
     "Witness": "dpverify.statistical.result",
@@ -57,6 +58,7 @@ if TYPE_CHECKING:  # static checkers see the eager imports
     from dpverify.statistical.result import AuditResult, EventTest, LedgerResult, Witness  # noqa: F401
     from dpverify.code_checks.sensitivity import SensitivityResult, check_sensitivity  # noqa: F401
     from dpverify.statistical.sequential import SequentialResult, audit_sequential  # noqa: F401
+    from dpverify.statistical.anytime import AnytimeResult, audit_anytime  # noqa: F401
     from dpverify.theorems.check import SweepResult, TheoremResult, check_sweep, check_theorem  # noqa: F401
     from dpverify.statistical.profile import ProfileAuditResult, audit_profile  # noqa: F401
     from dpverify.profiles import GDPClaim, ProfileClaim, RDPClaim, ZCDPClaim  # noqa: F401
@@ -86,6 +88,8 @@ __all__ = [
     "AuditResult",
     "audit_sequential",
     "SequentialResult",
+    "audit_anytime",
+    "AnytimeResult",
     "assert_private",
     "assert_theorem",
     "check_mechanism",

@@ -10,7 +10,7 @@ answers under the same names.
   statistical audit), ``exact_epsilon`` (an exact check), ``pvalue`` (an exponential-mechanism fit),
   ``max_change`` (sensitivity), ``max_ratio`` (replay), ``total_epsilon`` (ledger), ``estimate`` (a theorem).
 
-Every result class (``AuditResult``, ``SequentialResult``, ``ExactAuditResult``, ``EMCheckResult``,
+Every result class (``AuditResult``, ``SequentialResult``, ``AnytimeResult``, ``ExactAuditResult``, ``EMCheckResult``,
 ``SensitivityResult``, ``ReplayResult``, ``LedgerResult``, ``TheoremResult``, ``SweepResult``) derives from
 :class:`CheckResult` and so has ``.verdict``, ``.claim`` and ``.measured`` besides its own fields, ``summary()`` and
 ``to_dict()``.

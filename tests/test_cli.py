@@ -350,18 +350,20 @@ def test_run_real_audit_end_to_end(tmp_path: Path, capsys: pytest.CaptureFixture
 
 
 def test_run_sequential_stops_early_on_the_broken_entry(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    """--sequential: the same verdicts as the plain run on the tiny suites; the broken identity stops at a
-    stage before the last, the controls run every stage; the report says so; --resume checks the flag."""
+    """--sequential is the anytime-valid audit: the same verdicts as the plain run on the tiny suites; the broken
+    identity stops in its first round before its test budget, the controls spend the whole budget; the report says
+    so; --resume checks the flag."""
     code, out, err = run(capsys, "run", str(SUITES), "--workers", "1", "--out", str(tmp_path), "--sequential")
     assert code == 0, out + err
     rep = read_report(tmp_path)
     assert rep["sequential"] is True
     by_id = {e["id"]: e for e in rep["entries"]}
-    ladder = by_id["identity"]["details"]["sequential"]
-    assert by_id["identity"]["outcome"] == "violation" and len(ladder["stages"]) < ladder["planned_stages"]
-    control = by_id["laplace-l1"]["details"]["sequential"]
-    assert by_id["laplace-l1"]["outcome"] == "pass" and len(control["stages"]) == control["planned_stages"]
-    assert by_id["laplace-l1"]["samples"] == control["stages"][-1]["samples"]
+    broken = by_id["identity"]["details"]["anytime"]
+    assert by_id["identity"]["outcome"] == "violation" and len(broken["rounds"]) == 1 and broken["stopped_early"]
+    assert broken["samples_to_verdict"] < broken["samples"]
+    control = by_id["laplace-l1"]["details"]["anytime"]
+    assert by_id["laplace-l1"]["outcome"] == "pass" and len(control["rounds"]) == control["planned_rounds"]
+    assert by_id["laplace-l1"]["samples"] == control["test_samples"] == control["samples"]
     code, _, err = run(capsys, "run", str(SUITES), "--workers", "1", "--out", str(tmp_path), "--resume")
     assert code == 2 and "--sequential: the report was run with it, this run without" in err
 

@@ -12,9 +12,10 @@
     of the current selection whose record still matches its suite entry (kind, mechanism, claim, expectation,
     seed); only the others run.  A report of another mode, seed or set of suite files is refused, naming
     what differs.  ``--scheduler ADDRESS`` samples on a Dask cluster (:func:`dpverify.execution.distributed.use_scheduler`;
-    same seed, same report).  ``--sequential`` runs each statistical entry as a ladder of growing budgets
-    ending at its own and stops at the first violation (:func:`dpverify.statistical.sequential.audit_sequential`): a
-    broken claim is reported after a fraction of the budget, with a looser bound than the full audit gives.
+    same seed, same report).  ``--sequential`` runs each statistical entry as an anytime-valid audit with
+    its own test budget (:func:`dpverify.statistical.anytime.audit_anytime`): confidence sequences checked after
+    every batch, stopping at the first batch that certifies a violation, so a broken claim is reported after a
+    fraction of the budget, with a looser bound than the full audit gives.
 
 ``dpverify certify [PATHS...] [--select PATTERN] [--seed N] [--workers N] [--out DIR] [--quick]
 [--scheduler ADDRESS]``
@@ -152,8 +153,9 @@ def build_parser() -> argparse.ArgumentParser:
     suite_run_args(run, "dpverify-report")
     run.add_argument("--full", action="store_true", help="use each entry's full budget (default: quick)")
     run.add_argument("--sequential", action="store_true",
-                     help="statistical entries run in stages of growing budget (x4, ending at the entry's) and stop "
-                     "at the first violation: faster verdicts on broken claims, looser bounds")
+                     help="statistical entries run as anytime-valid audits (confidence sequences, checked after every "
+                     "batch) and stop at the first batch that certifies a violation: faster verdicts on broken "
+                     "claims, looser bounds")
     run.add_argument("--resume", action="store_true",
                      help="keep the finished entries of DIR/report.json (same mode, seed and suites) and run "
                      "only the others")

@@ -52,6 +52,7 @@ from dpverify.execution.sampling import (
     TEST_PHASE,
     BatchOutput,
     BatchTiming,
+    NO_TIME,
     Mechanism,
     Signature,
     Task,
@@ -68,7 +69,7 @@ from dpverify.statistical.stats import (
     normal_quantile,
 )
 
-__all__ = ["audit", "DEFAULT_SAMPLES"]
+__all__ = ["audit", "search_phase", "SearchPhase", "DEFAULT_SAMPLES"]
 
 DEFAULT_SAMPLES = 1_000_000
 DEFAULT_SEARCH_CAP = 200_000
@@ -194,6 +195,102 @@ def _pair_tasks(mechanism: Mechanism, pair: Pair, i: int, n: int, batch_size: in
                  for side, x in ((0, pair.x0), (1, pair.x1)) for b, m in enumerate(batch_sizes(n, batch_size)))
 
 
+@dataclass(frozen=True)
+class SearchPhase:
+    """What phase 1 of an audit found: the finalists ``chosen`` (pair index, candidate), the number of events
+    considered, the output kinds seen, the outputs' signature, each pair's privacy-loss histogram and the batches'
+    timing."""
+
+    chosen: list[tuple[int, Candidate]]
+    n_candidates: int
+    kinds: tuple[str, ...]
+    signature: Signature
+    histograms: dict[int, dict[str, Any] | None]
+    timing: BatchTiming
+
+
+def search_phase(mechanism: Mechanism, pair_list: Sequence[Pair], *, search_samples: int, n_test: int, z: float,
+                 delta: float, entropy: int, pool: WorkerPool, batch_size: int, finalists: int, nan_policy: str,
+                 float_bits: bool = False, event_families: Sequence[EventFamily] = ()) -> SearchPhase:
+    """Phase 1 of :func:`audit`: sample ``search_samples`` outputs per input of every pair (and the atom sweep, a
+    tenth of ``n_test`` when that is larger), search the events and choose at most ``finalists`` of them, ranked by
+    the bound they are projected to reach on ``n_test`` fresh samples at the normal quantile ``z``.  The samples are
+    seeded from ``entropy`` (phases ``SEARCH_PHASE`` and ``SWEEP_PHASE``): the same finalists on any number of
+    workers.  Also used by :func:`dpverify.statistical.anytime.audit_anytime` for its search rounds."""
+    samples = n_test
+    timing = NO_TIME
+
+    def sample(tasks: Sequence[Task]) -> list[BatchOutput]:
+        return pool.run(tasks, fn=run_batch)
+
+    # the atom sweep (dpverify.statistical.atoms): point masses too rare for the search sample, on a tenth of the test
+    # budget, when that is larger than the search sample
+    n_sweep = samples // SWEEP_FRACTION if samples // SWEEP_FRACTION > search_samples else 0
+    candidates: list[tuple[int, Candidate]] = []
+    n_candidates = 0
+    kinds: set[str] = set()
+    signature: Signature | None = None
+    histograms: dict[int, dict[str, Any] | None] = {}
+
+    def job(i: int, expected: Signature | None) -> _PairSearch:
+        return _PairSearch(_pair_tasks(mechanism, pair_list[i], i, search_samples, batch_size, entropy,
+                                       nan_policy, SEARCH_PHASE), i, expected, samples, z, delta, float_bits,
+                           nan_policy == "outcome", entropy,
+                           _pair_tasks(mechanism, pair_list[i], i, n_sweep, batch_size, entropy, nan_policy,
+                                       SWEEP_PHASE) if n_sweep else (), event_families)
+
+    side_by_side = len(pair_list) > 1 and (pool.workers > 1 or pool.remote)
+    if side_by_side and not pool.started:
+        # the search of vector outputs fits a logistic regression; import scikit-learn once here, before
+        # the pool forks, rather than once in every worker (about 1 s each, per audit)
+        import sklearn.linear_model  # noqa: F401
+    first = _search_pair(job(0, None), sample)            # pair 0 here: it fixes the signature
+    found_all = [first]
+    if len(pair_list) > 1:
+        rest = [job(i, first.signature) for i in range(1, len(pair_list))]
+        if side_by_side:
+            found_all += pool.run(rest, fn=_search_pair)
+        else:
+            found_all += [_search_pair(j, sample) for j in rest]
+    for i, f in enumerate(found_all):
+        signature = f.signature
+        histograms[i] = f.histogram
+        kinds.add(f.kind)
+        n_candidates += f.scored
+        timing = timing + f.timing
+        candidates.extend((i, c) for c in f.candidates)
+
+    # ---- choose finalists: best optimism-corrected scores, one per (pair, direction) and slot: point masses
+    # (atoms, NaN) have a slot of their own, so that a large tail event cannot crowd out a rare atom ------
+    n_score = search_samples - search_samples // 2
+    ranks = rank_candidates([c for _, c in candidates], np.array([c.n_score or n_score for _, c in candidates]),
+                            samples, z, delta)
+    chosen: list[tuple[int, Candidate]] = []
+    seen_groups: set[tuple[int, int, str]] = set()
+    order = np.argsort(-ranks, kind="stable")
+    # one finalist is reserved for the best point-mass candidate whose own (uncorrected) scoring-half score is
+    # positive: a rare atom seen a few times and never under the neighbour is structure, not luck, but the
+    # optimism correction sized for many candidates would push it below every tail event
+    mass = [r for r in order if candidates[r][1].family in MASS_FAMILIES and candidates[r][1].score > 0]
+    if mass and finalists > 1:
+        order = np.r_[mass[:1], [r for r in order if r != mass[0]]].astype(np.intp)
+    for r in order:
+        i, c = candidates[r]
+        # a projected bound <= 0 cannot show a violation but would cost Bonferroni budget;
+        # only the best candidate is tested when no candidate is positive
+        useless = ranks[r] <= 0 and r != order[0]
+        slot = (i, c.direction, "mass" if c.family in MASS_FAMILIES else "shape")
+        if not np.isfinite(ranks[r]) or useless or slot in seen_groups:
+            continue
+        seen_groups.add(slot)
+        chosen.append((i, c))
+        if len(chosen) == finalists:
+            break
+
+    assert signature is not None
+    return SearchPhase(chosen, n_candidates, tuple(sorted(kinds)), signature, histograms, timing)
+
+
 def audit(
     mechanism: Mechanism,
     pairs: Sequence[Pair] | Sequence[tuple[Any, Any]],
@@ -312,9 +409,6 @@ def audit(
 
     with (nullcontext(pool) if pool is not None else WorkerPool(n_workers)) as pool:
 
-        def sample(tasks: Sequence[Task]) -> list[BatchOutput]:
-            return pool.run(tasks, fn=run_batch)
-
         probe_calls, probe_seconds = mechanism.pop_timing() if hasattr(mechanism, "pop_timing") else (0, 0.0)
         if probe_calls and probe_seconds > 0:
             # a per-call library: its speed on the contract probe tells the pool to start the workers for the
@@ -325,69 +419,12 @@ def audit(
         # the pool (memory: one pair's search sample per worker); otherwise one pair at a time here, its
         # batches on the pool.  Same candidates either way.
         z = normal_quantile(alpha / (2 * finalists))
-        # the atom sweep (dpverify.statistical.atoms): point masses too rare for the search sample, on a tenth of the test
-        # budget, when that is larger than the search sample
-        n_sweep = samples // SWEEP_FRACTION if samples // SWEEP_FRACTION > search_samples else 0
-        candidates: list[tuple[int, Candidate]] = []
-        n_candidates = 0
-        kinds: set[str] = set()
-        signature: Signature | None = None
-        histograms: dict[int, dict[str, Any] | None] = {}
-
-        def job(i: int, expected: Signature | None) -> _PairSearch:
-            return _PairSearch(_pair_tasks(mechanism, pair_list[i], i, search_samples, batch_size, entropy,
-                                           nan_policy, SEARCH_PHASE), i, expected, samples, z, delta, float_bits,
-                               nan_policy == "outcome", entropy,
-                               _pair_tasks(mechanism, pair_list[i], i, n_sweep, batch_size, entropy, nan_policy,
-                                           SWEEP_PHASE) if n_sweep else (), event_families)
-
-        side_by_side = len(pair_list) > 1 and (pool.workers > 1 or pool.remote)
-        if side_by_side and not pool.started:
-            # the search of vector outputs fits a logistic regression; import scikit-learn once here, before
-            # the pool forks, rather than once in every worker (about 1 s each, per audit)
-            import sklearn.linear_model  # noqa: F401
-        first = _search_pair(job(0, None), sample)            # pair 0 here: it fixes the signature
-        found_all = [first]
-        if len(pair_list) > 1:
-            rest = [job(i, first.signature) for i in range(1, len(pair_list))]
-            if side_by_side:
-                found_all += pool.run(rest, fn=_search_pair)
-            else:
-                found_all += [_search_pair(j, sample) for j in rest]
-        for i, f in enumerate(found_all):
-            signature = f.signature
-            histograms[i] = f.histogram
-            kinds.add(f.kind)
-            n_candidates += f.scored
-            timing = timing + f.timing
-            candidates.extend((i, c) for c in f.candidates)
-
-        # ---- choose finalists: best optimism-corrected scores, one per (pair, direction) and slot: point masses
-        # (atoms, NaN) have a slot of their own, so that a large tail event cannot crowd out a rare atom ------
-        n_score = search_samples - search_samples // 2
-        ranks = rank_candidates([c for _, c in candidates], np.array([c.n_score or n_score for _, c in candidates]),
-                                samples, z, delta)
-        chosen: list[tuple[int, Candidate]] = []
-        seen_groups: set[tuple[int, int, str]] = set()
-        order = np.argsort(-ranks, kind="stable")
-        # one finalist is reserved for the best point-mass candidate whose own (uncorrected) scoring-half score is
-        # positive: a rare atom seen a few times and never under the neighbour is structure, not luck, but the
-        # optimism correction sized for many candidates would push it below every tail event
-        mass = [r for r in order if candidates[r][1].family in MASS_FAMILIES and candidates[r][1].score > 0]
-        if mass and finalists > 1:
-            order = np.r_[mass[:1], [r for r in order if r != mass[0]]].astype(np.intp)
-        for r in order:
-            i, c = candidates[r]
-            # a projected bound <= 0 cannot show a violation but would cost Bonferroni budget;
-            # only the best candidate is tested when no candidate is positive
-            useless = ranks[r] <= 0 and r != order[0]
-            slot = (i, c.direction, "mass" if c.family in MASS_FAMILIES else "shape")
-            if not np.isfinite(ranks[r]) or useless or slot in seen_groups:
-                continue
-            seen_groups.add(slot)
-            chosen.append((i, c))
-            if len(chosen) == finalists:
-                break
+        found = search_phase(mechanism, pair_list, search_samples=search_samples, n_test=samples, z=z, delta=delta,
+                             entropy=entropy, pool=pool, batch_size=batch_size, finalists=finalists,
+                             nan_policy=nan_policy, float_bits=float_bits, event_families=event_families)
+        chosen, n_candidates, kinds, signature, histograms = (found.chosen, found.n_candidates, set(found.kinds),
+                                                              found.signature, found.histograms)
+        timing = timing + found.timing
 
         # ---- phase 2: fresh samples -----------------------------------------------------------
         tests: list[EventTest] = []

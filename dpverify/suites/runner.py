@@ -165,8 +165,9 @@ def run_entry(entry: Entry, mode: str = "quick", run_seed: int = 0, workers: int
               sequential: bool = False) -> EntryOutcome:
     """Audit one entry with the budget of ``mode`` and its derived seed.
 
-    ``sequential``: a ``statistical`` entry runs as :func:`dpverify.statistical.sequential.audit_sequential`, a ladder of
-    growing budgets ending at the entry's, stopping at the first violation (its stages go to ``details``).
+    ``sequential``: a ``statistical`` entry runs as :func:`dpverify.statistical.anytime.audit_anytime`, the
+    anytime-valid audit with the entry's test budget, stopping at the first batch that certifies a violation (its
+    rounds go to ``details["anytime"]``).
 
     Never raises for a failing entry (except ``KeyboardInterrupt``): a :class:`DPVerifyError` gives
     outcome ``"error"`` with its message, any other exception the same with the exception type prepended.
