@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import base64
 import html
+import importlib.util
 import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -89,7 +90,9 @@ def _blocks(doc: Mapping[str, Any], outcomes: Sequence[EntryOutcome], plots: Map
     counts = (f"{s['matched']}/{s['entries']} entries as expected; {s['mismatched']} mismatched, {s['errors']} "
               f"errors, {s['not_run']} not run; {s['seconds']:.1f} s in entries")
     blocks: list[Block] = [("h1", "dpverify report"), ("p", meta), ("p", counts), ("p", _WORDING)]
-    if not plots:
+    if doc.get("plots_failed"):
+        blocks.append(("p", f"No plots: drawing them failed ({doc['plots_failed']})."))
+    elif not plots and importlib.util.find_spec("matplotlib") is None:
         blocks.append(("p", 'No plots: matplotlib is not installed (pip install "dpverify[plots]").'))
     header = ("entry", "kind", "claim", "found", "outcome", "expected", "ok", "samples", "seconds")
     rows = [(o.name, o.kind, claim_cell(o), found_cell(o), o.outcome, o.expectation, ok_cell(o),
@@ -182,7 +185,10 @@ def write_reports(out_dir: str | Path, outcomes: Sequence[EntryOutcome], meta: M
     if meta.get("status", "complete") == "running":
         return paths
     doc = report_dict(outcomes, meta)
-    plots = draw_plots(out_dir, doc["entries"])
+    try:
+        plots = draw_plots(out_dir, doc["entries"])
+    except Exception as exc:  # noqa: BLE001 -- a plot that cannot be drawn never costs the report its pages
+        plots, doc["plots_failed"] = {}, f"{type(exc).__name__}: {exc}"
     paths["md"] = out_dir / "report.md"
     write_text_atomic(paths["md"], render_markdown(doc, outcomes, plots))
     paths["html"] = out_dir / "report.html"
