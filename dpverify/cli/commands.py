@@ -34,7 +34,8 @@
     One line per entry: ``suite/id``, kind, mechanism, claim, expectation.
 
 Without ``PATHS``, ``run``, ``certify`` and ``list`` use the default suites (see :func:`dpverify.suites.default_suites`).
-Any :class:`~dpverify.errors.DPVerifyError` is printed as ``dpverify: error: <message>`` (exit 2).
+Any :class:`~dpverify.errors.DPVerifyError` is printed as ``dpverify: error: <message>`` (exit 2), followed by its
+notes (a mechanism's error: the frames of the user's code where it failed, :func:`dpverify.errors.format_error`).
 
 ``dpverify bench [OPTIONS]``
     Run the benchmarks of the source checkout this dpverify is installed from: ``python -m benchmarks OPTIONS``
@@ -64,7 +65,7 @@ from typing import Any, TextIO
 from dpverify.reporting.certify import write_certificate
 from dpverify.reporting.compare import compare_runs, load_run_record
 from dpverify.results import Measured
-from dpverify.errors import DPVerifyError, InputError
+from dpverify.errors import DPVerifyError, InputError, format_error
 from dpverify.cli.interrupts import Interrupts
 from dpverify.cli.running import RunState, run_guarded
 from dpverify.reporting.report import dpverify_version, format_table
@@ -475,7 +476,7 @@ def _main(argv: Sequence[str] | None, interrupts: Interrupts) -> int:
             interrupts.resume()
             return _cmd_bench(argv[1:])
         except DPVerifyError as exc:
-            print(f"dpverify: error: {exc}", file=err)
+            print(f"dpverify: error: {format_error(exc)}", file=err)
             return EXIT_USAGE
         except KeyboardInterrupt:
             return interrupts.exit_status
@@ -499,7 +500,7 @@ def _main(argv: Sequence[str] | None, interrupts: Interrupts) -> int:
             return _cmd_reproduce(args, out, err)
         return _cmd_compare(args, out)
     except DPVerifyError as exc:
-        print(f"dpverify: error: {exc}", file=err)
+        print(f"dpverify: error: {format_error(exc)}", file=err)
         return EXIT_USAGE
     except KeyboardInterrupt:  # list, compare, reproduce
         print("dpverify: interrupted", file=err)

@@ -28,7 +28,7 @@ from typing import Any, Callable, Iterator, Protocol, Sequence
 import numpy as np
 from numpy.typing import NDArray
 
-from dpverify.errors import MechanismError
+from dpverify.errors import DPVerifyError, MechanismError, mechanism_failure
 
 Mechanism = Callable[[Any, int, np.random.Generator], Any]
 
@@ -141,10 +141,12 @@ def run_task(task: Task) -> tuple[Any, Signature]:
     except MechanismError:
         raise
     except Exception as exc:
-        raise MechanismError(
-            f"the mechanism raised {type(exc).__name__} on {task.where()}: {exc}"
-        ) from None
-    out, sig = _check_output(task, raw)
+        raise mechanism_failure(f"the mechanism raised {type(exc).__name__} on {task.where()}: {exc}",
+                                cause=exc) from None
+    try:
+        out, sig = _check_output(task, raw)
+    except MechanismError as exc:  # the contract is broken: say where the mechanism is defined
+        raise mechanism_failure(str(exc), mechanism=task.mechanism) from None
     if task.hashes:
         from dpverify.statistical.atoms import row_hashes
 
@@ -267,7 +269,10 @@ class WorkerPool:
             self._pool = ProcessPoolExecutor(max_workers=self.workers)
         self.used = max(self.used, min(self.workers, len(tasks)))
         chunk = max(1, math.ceil(len(tasks) / (4 * self.workers)))
-        return list(self._pool.map(fn, tasks, chunksize=chunk))
+        try:
+            return list(self._pool.map(fn, tasks, chunksize=chunk))
+        except DPVerifyError as exc:  # raised in a worker: its notes say where; drop the pool's remote traceback
+            raise exc.with_traceback(None) from None
 
     @property
     def started(self) -> bool:
