@@ -34,7 +34,8 @@
     One line per entry: ``suite/id``, kind, mechanism, claim, expectation.
 
 Without ``PATHS``, ``run``, ``certify`` and ``list`` use the default suites (see :func:`dpverify.suites.default_suites`).
-Any :class:`~dpverify.errors.DPVerifyError` is printed as ``dpverify: error: <message>`` (exit 2), followed by its
+Output piped into a reader that stops early (``dpverify list | head -1``) ends the command quietly, exit status
+141 as for SIGPIPE.  Any :class:`~dpverify.errors.DPVerifyError` is printed as ``dpverify: error: <message>`` (exit 2), followed by its
 notes (a mechanism's error: the frames of the user's code where it failed, :func:`dpverify.errors.format_error`).
 
 ``dpverify bench [OPTIONS]``
@@ -90,6 +91,7 @@ EXIT_MISMATCH = 1
 EXIT_USAGE = 2
 EXIT_REGRESSION = 3
 EXIT_INTERRUPTED = 130
+EXIT_BROKEN_PIPE = 128 + 13  # as if ended by SIGPIPE, like other command-line tools
 
 
 def _non_negative_int(text: str) -> int:
@@ -462,7 +464,24 @@ def main(argv: Sequence[str] | None = None) -> int:
     final report.  Called without ``argv`` (as the console script), both signals are ignored once the command is done: a
     late signal cannot interrupt the interpreter's shutdown under a finished report."""
     with Interrupts(restore=argv is not None, paused=True) as interrupts:
-        return _main(argv, interrupts)
+        try:
+            code = _main(argv, interrupts)
+            sys.stdout.flush()  # a reader that went away shows here, not in the interpreter's exit
+            return code
+        except BrokenPipeError:  # `dpverify list | head -1`: the reader has all it wants
+            return _output_closed()
+
+
+def _output_closed() -> int:
+    """Standard output's reader closed the pipe: point stdout at devnull, so the interpreter's final flush does
+    not fail again, and exit quietly with the status of a process ended by SIGPIPE (the Python documentation's
+    "Note on SIGPIPE")."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):  # stdout is not a file (captured, closed)
+        pass
+    return EXIT_BROKEN_PIPE
 
 
 def _main(argv: Sequence[str] | None, interrupts: Interrupts) -> int:
