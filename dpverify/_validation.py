@@ -11,7 +11,7 @@ import numpy as np
 
 from dpverify.errors import InputError
 
-__all__ = ["check_real", "check_count", "root_entropy", "show_value", "plain_input"]
+__all__ = ["check_real", "check_count", "root_entropy", "show_value", "plain_input", "counted"]
 
 
 def check_real(name: str, value: Any, *, low: float, high: float, low_open: bool, high_open: bool) -> float:
@@ -51,6 +51,11 @@ def root_entropy(seed: int | np.random.SeedSequence | None) -> int:
             raise InputError(f"seed must be a non-negative integer or None, got {seed!r}")
         return int(seed)
     return int(np.random.SeedSequence().entropy)
+
+def counted(n: int, noun: str, plural: str | None = None) -> str:
+    """``"1 pair"``, ``"3 pairs"``: a count and its noun in the right number (``plural`` defaults to noun + s)."""
+    return f"{n} {noun if int(n) == 1 else (plural or noun + 's')}"
+
 
 def show_value(o: Any) -> str:
     """A value for a message: arrays as lists."""

@@ -373,7 +373,8 @@ def _finish(outcomes: list[EntryOutcome], interrupted: bool, state: RunState, in
     print(format_table(outcomes), file=out, flush=True)
     if interrupted:
         done = sum(o.outcome != "not-run" for o in outcomes)
-        print(f"dpverify: interrupted after {done}/{len(outcomes)} entries; report with the finished "
+        entries = "entry" if len(outcomes) == 1 else "entries"
+        print(f"dpverify: interrupted after {done}/{len(outcomes)} {entries}; report with the finished "
               f"entries: {report_path}", file=err)
         return interrupts.exit_status
     if interrupts.stopping:

@@ -152,7 +152,7 @@ def preflight(entries: Iterable[Entry]) -> None:
             problems.append(str(exc))
     if problems:
         raise SuiteError("\n".join(problems) if len(problems) == 1 else
-                         f"{len(problems)} entries cannot be loaded:\n  " + "\n  ".join(problems))
+                         f"{len(problems)} entries cannot be loaded:\n  " + "\n  ".join(problems))  # never 1
 
 
 def not_run_outcome(entry: Entry, mode: str, run_seed: int) -> EntryOutcome:
