@@ -15,6 +15,7 @@ report as it was.
 from __future__ import annotations
 
 import argparse
+import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool
@@ -171,6 +172,7 @@ def run_guarded(state: RunState, args: argparse.Namespace, interrupts: Interrupt
     the run was interrupted.  Usage errors raised before the first report is written propagate and write nothing.
     """
     interrupted = False
+    t0 = time.perf_counter()
     try:
         interrupts.resume()  # the command line paused the signals until a report could be written
         suites, entries = load()
@@ -196,6 +198,7 @@ def run_guarded(state: RunState, args: argparse.Namespace, interrupts: Interrupt
         raise
     if not state.writable:  # interrupted before --resume read the old report: leave it as it was
         return state.outcomes(), True
+    state.meta["wall_seconds"] = round(time.perf_counter() - t0, 1)  # the pages set it beside the entries' sum
     outcomes = state.snapshot("interrupted" if interrupted else "complete")
     if finish is not None and not interrupted:
         finish(state, outcomes)
