@@ -2,7 +2,8 @@
 
 Docstrings, comments, suite descriptions and docs cite papers (authors, title, section / definition / algorithm
 number) or files of the repository, never the authors' local notes (``../shared/...``, ``/work/shared/...``, the
-research digests -- neither their file names nor bare citations such as "digest §5 item 17" or "digest E7").
+research digests -- neither their file names nor bare citations such as "digest §5 item 17" or "digest E7" --,
+a design document outside the repository (``DESIGN.md``), the seed papers' text files by path).
 Scans every tracked text file (``git ls-files``) except this one.
 """
 
@@ -19,7 +20,10 @@ ROOT = Path(__file__).resolve().parents[1]
 SELF = Path(__file__).resolve().relative_to(ROOT).as_posix()
 
 #: Substrings that only occur in a reference to a file outside the repository.
-PATTERNS: tuple[str, ...] = ("../shared", "/work/shared", "anchors-auditing", "anchors-algorithms", "-digest.md")
+PATTERNS: tuple[str, ...] = ("../shared", "/work/shared", "anchors-auditing", "anchors-algorithms", "-digest.md",
+                             "DESIGN.md")
+#: A seed paper's text file cited by path ("seeds/001_a0b55f69d4ef326d.txt", "seed file 004_....txt").
+SEED_FILE = re.compile(r"(?:seeds/|\b)\d{3}_[0-9a-f]{8,}\.txt")
 #: A bare citation of the research digests ("digest §4.3", "Digest E7", "the digest's"), as a word: not
 #: ``hexdigest``, ``digest_size``, ``h.digest()`` or ``_digest(...)``.
 DIGEST = re.compile(r"(?<![\w.])digest\b", re.IGNORECASE)
@@ -37,11 +41,13 @@ def outside_references(text: str) -> list[tuple[int, str]]:
     found = []
     for i, line in enumerate(text.splitlines(), 1):
         hits = [(i, pat) for pat in PATTERNS if pat in line]
+        if not hits and SEED_FILE.search(line):
+            hits.append((i, SEED_FILE.pattern))
         for ident in ALLOWED_IDS:
             line = line.replace(ident, "")
         if not hits and DIGEST.search(line):
             hits.append((i, DIGEST.pattern))
-        found += hits
+        found += hits[:1]  # one report per line
     return found
 
 
@@ -67,6 +73,9 @@ def test_no_tracked_file_points_outside_the_repository() -> None:
 @pytest.mark.parametrize("line", [
     "Source: seed 001 (``../shared/seeds/001_a0b55f69d4ef326d.txt``), Sec. 3.3.1",
     "# see /work/shared/DESIGN.md",
+    "The layout follows DESIGN.md §2 (pipeline stages).",
+    "as in seeds/002_9f1c2ab3d4e5f607.txt, Table 3.1",
+    "the seed file 004_5e6f7a8b9c0d1e2f.txt defines the neighbourhood",
     "Catalogue row #7 of anchors-auditing.md §4.1",
     "(anchors-algorithms.md §8.3)",
     "digest ``seed-004-digest.md`` §4.1",

@@ -6,8 +6,10 @@
     live status line on a terminal, one line per entry otherwise), the table on stdout, ``DIR/report.json``
     rewritten atomically after every entry, ``report.md`` and ``report.html`` with plots at the end
     (:func:`dpverify.reporting.pages.write_reports`).  Exit status 0 when every outcome equals its expectation, 1
-    otherwise, 2 on usage or suite errors, 130 when interrupted (Ctrl-C; the report keeps every finished entry
-    and marks the others ``"not-run"``).  An entry that raises is recorded as ``"error"`` and the run goes on.
+    otherwise, 2 on usage or suite errors, 130 when interrupted by Ctrl-C (SIGINT) and 143 by SIGTERM: either
+    way the final ``report.json`` (status ``interrupted``), ``report.md`` and ``report.html`` are written, keeping
+    every finished entry and marking the others ``"not-run"``, wherever the signal lands -- a second signal
+    included (:mod:`dpverify.cli.running`, :mod:`dpverify.cli.interrupts`).  An entry that raises is recorded as ``"error"`` and the run goes on.
     ``--resume`` reads ``DIR/report.json`` and keeps every finished entry (outcome other than ``"not-run"``)
     of the current selection whose record still matches its suite entry (kind, mechanism, claim, expectation,
     seed); only the others run.  A report of another mode, seed or set of suite files is refused, naming
@@ -40,7 +42,9 @@
     One line per entry: ``suite/id``, kind, mechanism, claim, expectation.
 
 Without ``PATHS``, ``run``, ``certify`` and ``list`` use the default suites (see :func:`dpverify.suites.default_suites`).
-Any :class:`~dpverify.errors.DPVerifyError` is printed as ``dpverify: error: <message>`` (exit 2).
+Output piped into a reader that stops early (``dpverify list | head -1``) ends the command quietly, exit status
+141 as for SIGPIPE.  Any :class:`~dpverify.errors.DPVerifyError` is printed as ``dpverify: error: <message>`` (exit 2), followed by its
+notes (a mechanism's error: the frames of the user's code where it failed, :func:`dpverify.errors.format_error`).
 
 ``dpverify bench [OPTIONS]``
     Run the benchmarks of the source checkout this dpverify is installed from: ``python -m benchmarks OPTIONS``
@@ -61,8 +65,6 @@ import json
 import os
 import sys
 import time
-from concurrent.futures import ProcessPoolExecutor, as_completed
-from concurrent.futures.process import BrokenProcessPool
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import replace
 from collections.abc import Sequence
@@ -72,10 +74,10 @@ from typing import Any, TextIO
 from dpverify.reporting.certify import write_certificate
 from dpverify.reporting.compare import compare_runs, load_run_record
 from dpverify.results import Measured
-from dpverify.errors import DPVerifyError, InputError
+from dpverify.errors import DPVerifyError, InputError, format_error
+from dpverify.cli.interrupts import Interrupts
 from dpverify.cli.one_shot import add_audit_parser, write_audit_suite
-from dpverify.cli.progress import Progress
-from dpverify.reporting.pages import write_reports
+from dpverify.cli.running import RunState, run_guarded
 from dpverify.reporting.report import dpverify_version, format_table
 from dpverify.cli.reproduce import REPRODUCTIONS, load_reproduction, run_reproduction
 from dpverify.suites import (
@@ -98,6 +100,7 @@ EXIT_MISMATCH = 1
 EXIT_USAGE = 2
 EXIT_REGRESSION = 3
 EXIT_INTERRUPTED = 130
+EXIT_BROKEN_PIPE = 128 + 13  # as if ended by SIGPIPE, like other command-line tools
 
 
 def _non_negative_int(text: str) -> int:
@@ -261,18 +264,6 @@ def _cmd_reproduce(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     return EXIT_OK
 
 
-def _with_plot_path(outcome: EntryOutcome) -> EntryOutcome:
-    """A theorem entry's details name its plot ``plots/<suite>__<id>.png``, which
-    :func:`dpverify.reporting.pages.write_reports` draws once the run is over (when matplotlib is installed)."""
-    if outcome.kind != "theorem" or outcome.outcome == "error" or outcome.details is None:
-        return outcome
-    from dpverify.reporting.plots import matplotlib_available
-
-    if not matplotlib_available():
-        return outcome
-    return replace(outcome, details={**outcome.details, "plot": f"plots/{outcome.suite}__{outcome.id}.png"})
-
-
 def _run_meta(args: argparse.Namespace, mode: str, suites: Sequence[Suite]) -> dict[str, Any]:
     meta = {"mode": mode, "seed": args.seed, "workers": args.workers, "jobs": _jobs(args),
             "suites": [str(s.path) for s in suites],
@@ -297,13 +288,16 @@ def _sampling_on(scheduler: str | None) -> AbstractContextManager[Any]:
     return use_scheduler(scheduler)
 
 
-def _prepare(args: argparse.Namespace, mode: str) -> tuple[list[Suite], list[Entry]]:
-    """Load, select and preflight the suites and validate the seed: every usage error before anything runs."""
+def _load_selection(args: argparse.Namespace) -> tuple[list[Suite], list[Entry]]:
+    """The suites and the selected entries (a usage error names the problem before anything runs)."""
     suites = _load(args.paths)
-    entries = select_entries(suites, args.select)
+    return suites, select_entries(suites, args.select)
+
+
+def _preflight(entries: list[Entry], seed: int) -> None:
+    """Build every entry's mechanism and validate the seed: every usage error before anything runs."""
     preflight(entries)
-    entry_seed(args.seed, "", "")
-    return suites, entries
+    entry_seed(seed, "", "")
 
 
 def _jobs(args: argparse.Namespace) -> int:
@@ -311,86 +305,6 @@ def _jobs(args: argparse.Namespace) -> int:
     if args.scheduler is not None:
         return 1
     return args.jobs if args.jobs is not None else max(1, os.cpu_count() or 1)
-
-
-def _run_in_worker(entry: Entry, mode: str, seed: int, workers: int | None, sequential: bool = False) -> EntryOutcome:
-    """A ``--jobs`` worker: run one entry; the in-memory result object stays behind (the report uses records)."""
-    return replace(run_entry(entry, mode, seed, workers, sequential), result=None)
-
-
-def _execute(entries: Sequence[Entry], mode: str, args: argparse.Namespace, meta: dict[str, Any],
-             kept: dict[str, EntryOutcome], err: TextIO) -> tuple[list[EntryOutcome], bool]:
-    """Run the entries not in ``kept``, rewriting ``<out>/report.json`` (every entry, in order) before the first
-    and after each one, and the plots, ``report.md`` and ``report.html`` at the end.  Returns the outcomes and
-    whether Ctrl-C interrupted the run (the report then says ``"interrupted"`` and marks the unfinished entries
-    ``"not-run"``)."""
-    out_dir = Path(args.out)
-    report_path = out_dir / "report.json"
-    results = dict(kept)
-
-    def snapshot(status: str) -> list[EntryOutcome]:
-        outcomes = [results.get(e.name) or not_run_outcome(e, mode, args.seed) for e in entries]
-        try:
-            write_reports(out_dir, outcomes, {**meta, "status": status})
-        except OSError as exc:
-            raise InputError(f"cannot write the report {report_path}: {exc}; pass another --out DIR") from None
-        return outcomes
-
-    todo = [(i, e) for i, e in enumerate(entries) if e.name not in results]
-    outcomes = snapshot("running" if todo else "complete")
-    jobs = min(_jobs(args), len(todo))
-    if jobs > 1:
-        return _execute_side_by_side(todo, jobs, mode, args, results, snapshot, entries, kept, err)
-    with Progress(err, entries, done=kept.values()) as progress:
-        try:
-            for k, (i, entry) in enumerate(todo):
-                progress.start(entry, i)
-                outcome = _with_plot_path(run_entry(entry, mode, args.seed, args.workers, _sequential(args)))
-                results[entry.name] = outcome
-                progress.finish(outcome, i)
-                outcomes = snapshot("running" if k + 1 < len(todo) else "complete")
-        except KeyboardInterrupt:
-            progress.interrupted()
-            return snapshot("interrupted"), True
-    return outcomes, False
-
-
-def _execute_side_by_side(todo: list[tuple[int, Entry]], jobs: int, mode: str, args: argparse.Namespace,
-                          results: dict[str, EntryOutcome], snapshot: Any, entries: Sequence[Entry],
-                          kept: dict[str, EntryOutcome], err: TextIO) -> tuple[list[EntryOutcome], bool]:
-    """``--jobs N``: the entries in ``N`` processes, each entry sampling with ``--workers`` (default 1) processes.
-    Each entry's seed derives from the run seed and its suite/id, so the outcomes are those of a sequential run;
-    the report (every entry in suite order) is rewritten as each one finishes, in whatever order they finish."""
-    workers = args.workers if args.workers is not None else 1
-    pool = ProcessPoolExecutor(max_workers=jobs)
-    outcomes: list[EntryOutcome] = []
-    with Progress(err, entries, done=kept.values()) as progress:
-        try:
-            futures = {pool.submit(_run_in_worker, entry, mode, args.seed, workers, _sequential(args)): (i, entry)
-                       for i, entry in todo}
-            for k, future in enumerate(as_completed(futures)):
-                i, entry = futures[future]
-                try:
-                    outcome = future.result()
-                except BrokenProcessPool as exc:  # a worker died (killed, out of memory): say which entry
-                    raise InputError(f"the process running {entry.name} died ({exc}); rerun with --jobs 1 to see "
-                                     "why, or --resume to keep the finished entries") from None
-                outcome = _with_plot_path(outcome)
-                results[entry.name] = outcome
-                progress.start(entry, i)
-                progress.finish(outcome, i)
-                outcomes = snapshot("running" if k + 1 < len(todo) else "complete")
-        except KeyboardInterrupt:
-            # the running entries are dropped (reported not-run, as a sequential run drops its current entry);
-            # stop their processes now rather than wait for them
-            for proc in list((getattr(pool, "_processes", None) or {}).values()):
-                proc.terminate()
-            pool.shutdown(wait=False, cancel_futures=True)
-            progress.interrupted()
-            return snapshot("interrupted"), True
-        finally:
-            pool.shutdown(wait=True, cancel_futures=True)
-    return outcomes, False
 
 
 def _json_number(v: Any) -> float | None:
@@ -460,44 +374,65 @@ def _kept_outcomes(report_path: Path, entries: Sequence[Entry], mode: str, seed:
     return kept
 
 
-def _finish(outcomes: list[EntryOutcome], interrupted: bool, report_path: Path, out: TextIO, err: TextIO,
-            t0: float) -> int | None:
-    """Print the table; on an interruption the message and the exit status, else ``None``."""
+def _finish(outcomes: list[EntryOutcome], interrupted: bool, state: RunState, interrupts: Interrupts, out: TextIO,
+            err: TextIO, t0: float) -> int | None:
+    """Print the table; on an interruption the message and the exit status (130 for SIGINT, 143 for SIGTERM),
+    else ``None``."""
+    report_path = state.out_dir / "report.json"
+    if interrupted and not state.writable:
+        print(f"dpverify: interrupted before the run started; {report_path} left as it was", file=err)
+        return interrupts.exit_status
     print(format_table(outcomes), file=out, flush=True)
     if interrupted:
         done = sum(o.outcome != "not-run" for o in outcomes)
-        print(f"dpverify: interrupted after {done}/{len(outcomes)} entries; report with the finished "
+        entries = "entry" if len(outcomes) == 1 else "entries"
+        print(f"dpverify: interrupted after {done}/{len(outcomes)} {entries}; report with the finished "
               f"entries: {report_path}", file=err)
-        return EXIT_INTERRUPTED
+        return interrupts.exit_status
+    if interrupts.stopping:
+        print("dpverify: a stop signal arrived while the final report was written; the run had finished and its "
+              "report is complete", file=err)
     print(f"report: {report_path} ({time.perf_counter() - t0:.1f} s)", file=err)
     return None
 
 
-def _cmd_run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+def _guarded(args: argparse.Namespace, mode: str, interrupts: Interrupts, err: TextIO, *, resume: bool,
+             finish: Any = None) -> tuple[RunState, list[EntryOutcome], bool]:
+    """Run the suites of ``args`` (:func:`dpverify.cli.running.run_guarded`): the final report is written
+    however the run ends."""
+    state = RunState(Path(args.out), mode, args.seed, _run_meta(args, mode, []), writable=not resume)
+    kept = None
+    if resume:
+        def kept(suites: Sequence[Suite], entries: list[Entry]) -> dict[str, EntryOutcome]:
+            return _kept_outcomes(state.out_dir / "report.json", entries, mode, args.seed, suites, err,
+                                  _sequential(args))
+    outcomes, interrupted = run_guarded(
+        state, args, interrupts, err, load=lambda: _load_selection(args),
+        meta=lambda suites: _run_meta(args, mode, suites), prepare=lambda entries: _preflight(entries, args.seed),
+        kept=kept, jobs=_jobs(args), sequential=_sequential(args), sampling=lambda: _sampling_on(args.scheduler),
+        finish=finish)
+    return state, outcomes, interrupted
+
+
+def _cmd_run(args: argparse.Namespace, out: TextIO, err: TextIO, interrupts: Interrupts) -> int:
     mode = "full" if args.full else "quick"
-    suites, entries = _prepare(args, mode)
-    report_path = Path(args.out) / "report.json"
-    kept = (_kept_outcomes(report_path, entries, mode, args.seed, suites, err, _sequential(args)) if args.resume
-            else {})
     t0 = time.perf_counter()
-    with _sampling_on(args.scheduler):
-        outcomes, interrupted = _execute(entries, mode, args, _run_meta(args, mode, suites), kept, err)
-    code = _finish(outcomes, interrupted, report_path, out, err, t0)
+    state, outcomes, interrupted = _guarded(args, mode, interrupts, err, resume=args.resume)
+    code = _finish(outcomes, interrupted, state, interrupts, out, err, t0)
     if code is not None:
         return code
     return EXIT_OK if all(o.matched for o in outcomes) else EXIT_MISMATCH
 
 
-def _cmd_audit(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+def _cmd_audit(args: argparse.Namespace, out: TextIO, err: TextIO, interrupts: Interrupts) -> int:
     """``dpverify audit``: the one-entry suite of the arguments (:mod:`dpverify.cli.one_shot`), run as ``run`` runs
     it; then the verdict sentence.  Exit 0 when no violation is detected, 1 on a violation."""
     suite_path = write_audit_suite(args)
     args = argparse.Namespace(**vars(args), paths=[str(suite_path)], select=None, full=False, resume=False,
                               sequential=False, jobs=1, scheduler=None)
-    suites, entries = _prepare(args, "quick")
     t0 = time.perf_counter()
-    outcomes, interrupted = _execute(entries, "quick", args, _run_meta(args, "quick", suites), {}, err)
-    code = _finish(outcomes, interrupted, Path(args.out) / "report.json", out, err, t0)
+    state, outcomes, interrupted = _guarded(args, "quick", interrupts, err, resume=False)
+    code = _finish(outcomes, interrupted, state, interrupts, out, err, t0)
     if code is not None:
         return code
     outcome = outcomes[0]
@@ -509,9 +444,8 @@ def _cmd_audit(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     return EXIT_OK if outcome.outcome == "pass" else EXIT_MISMATCH
 
 
-def _cmd_certify(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+def _cmd_certify(args: argparse.Namespace, out: TextIO, err: TextIO, interrupts: Interrupts) -> int:
     mode = "quick" if args.quick else "full"
-    suites, entries = _prepare(args, mode)
     out_dir = Path(args.out)
     cert_path = out_dir / "certificate.json"
     try:
@@ -519,17 +453,18 @@ def _cmd_certify(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     except OSError as exc:
         raise InputError(f"cannot remove the old certificate {cert_path}: {exc}; pass another --out DIR") from None
     t0 = time.perf_counter()
-    meta = _run_meta(args, mode, suites)
-    with _sampling_on(args.scheduler):
-        outcomes, interrupted = _execute(entries, mode, args, meta, {}, err)
-    code = _finish(outcomes, interrupted, out_dir / "report.json", out, err, t0)
+
+    def certificate(state: RunState, outcomes: list[EntryOutcome]) -> None:
+        try:
+            write_certificate(out_dir, outcomes, {**state.meta, "status": "complete"}, state.entries)
+        except OSError as exc:
+            raise InputError(f"cannot write the certificate {cert_path}: {exc}; pass another --out DIR") from None
+
+    state, outcomes, interrupted = _guarded(args, mode, interrupts, err, resume=False, finish=certificate)
+    code = _finish(outcomes, interrupted, state, interrupts, out, err, t0)
     if code is not None:
         print("dpverify: no certificate written (the run did not finish)", file=err)
         return code
-    try:
-        write_certificate(out_dir, outcomes, {**meta, "status": "complete"}, entries)
-    except OSError as exc:
-        raise InputError(f"cannot write the certificate {cert_path}: {exc}; pass another --out DIR") from None
     matched = all(o.matched for o in outcomes)
     print(f"certificate: {cert_path} ({mode} mode, {'every' if matched else 'NOT every'} outcome as expected)",
           file=err)
@@ -556,7 +491,33 @@ def _tolerant(stream: TextIO) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of the ``dpverify`` console script; returns the exit status."""
+    """Entry point of the ``dpverify`` console script; returns the exit status.
+
+    SIGINT and SIGTERM stop every command the same way (:mod:`dpverify.cli.interrupts`); a run still writes its
+    final report.  Called without ``argv`` (as the console script), both signals are ignored once the command is done: a
+    late signal cannot interrupt the interpreter's shutdown under a finished report."""
+    with Interrupts(restore=argv is not None, paused=True) as interrupts:
+        try:
+            code = _main(argv, interrupts)
+            sys.stdout.flush()  # a reader that went away shows here, not in the interpreter's exit
+            return code
+        except BrokenPipeError:  # `dpverify list | head -1`: the reader has all it wants
+            return _output_closed()
+
+
+def _output_closed() -> int:
+    """Standard output's reader closed the pipe: point stdout at devnull, so the interpreter's final flush does
+    not fail again, and exit quietly with the status of a process ended by SIGPIPE (the Python documentation's
+    "Note on SIGPIPE")."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):  # stdout is not a file (captured, closed)
+        pass
+    return EXIT_BROKEN_PIPE
+
+
+def _main(argv: Sequence[str] | None, interrupts: Interrupts) -> int:
     out, err = sys.stdout, sys.stderr
     _tolerant(out)
     _tolerant(err)
@@ -564,10 +525,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] == ["bench"] and argv[1:2] not in (["-h"], ["--help"]):  # options go through unparsed
         try:
+            interrupts.resume()
             return _cmd_bench(argv[1:])
         except DPVerifyError as exc:
-            print(f"dpverify: error: {exc}", file=err)
+            print(f"dpverify: error: {format_error(exc)}", file=err)
             return EXIT_USAGE
+        except KeyboardInterrupt:
+            return interrupts.exit_status
     try:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # --help, --version and usage errors
@@ -577,23 +541,24 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help(err)
         return EXIT_USAGE
     try:
+        if args.command == "run":  # run and certify resume the handlers once they can write a report
+            return _cmd_run(args, out, err, interrupts)
+        if args.command == "certify":
+            return _cmd_certify(args, out, err, interrupts)
+        if args.command == "audit":
+            return _cmd_audit(args, out, err, interrupts)
+        interrupts.resume()
         if args.command == "list":
             return _cmd_list(args, out)
         if args.command == "reproduce":
             return _cmd_reproduce(args, out, err)
-        if args.command == "certify":
-            return _cmd_certify(args, out, err)
-        if args.command == "compare":
-            return _cmd_compare(args, out)
-        if args.command == "audit":
-            return _cmd_audit(args, out, err)
-        return _cmd_run(args, out, err)
+        return _cmd_compare(args, out)
     except DPVerifyError as exc:
-        print(f"dpverify: error: {exc}", file=err)
+        print(f"dpverify: error: {format_error(exc)}", file=err)
         return EXIT_USAGE
-    except KeyboardInterrupt:  # while loading suites, before any entry ran
+    except KeyboardInterrupt:  # list, compare, reproduce
         print("dpverify: interrupted", file=err)
-        return EXIT_INTERRUPTED
+        return interrupts.exit_status
 
 
 if __name__ == "__main__":  # pragma: no cover

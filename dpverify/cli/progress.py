@@ -117,7 +117,8 @@ class Progress:
             self._thread.start()
 
     def finish(self, outcome: EntryOutcome, index: int) -> None:
-        """The entry at ``index`` finished with ``outcome``: its line is printed for good."""
+        """The entry at ``index`` finished with ``outcome``: its line is printed for good (an error's further lines,
+        e.g. the user's frames where a mechanism failed, indented below it)."""
         with self._lock:
             self._current = None
             if outcome.suite in self._suite_seconds:
@@ -126,6 +127,8 @@ class Progress:
                 self._clear()
                 self.stream.write(f"[{index + 1}/{self.total}] {outcome.name} ... ")
             self.stream.write(outcome_tail(outcome) + "\n")
+            if outcome.outcome == "error":  # the rest of the error: where in the user's code it failed
+                self.stream.writelines(f"    {line}\n" for line in (outcome.error or "").splitlines()[1:])
             self.stream.flush()
 
     def interrupted(self) -> None:

@@ -35,6 +35,7 @@ from typing import Any
 
 import numpy as np
 
+from dpverify._validation import counted
 from dpverify.results import Measured, ViolationVerdict
 from dpverify.errors import InputError, MechanismError
 from dpverify.jsonsafe import json_clean, json_float
@@ -313,7 +314,7 @@ class ReplayResult(ViolationVerdict):
             detail = c.reason or (f"largest step: {c.step!r} changed by {c.change:.6g} of declared "
                                   f"{c.declared:.6g} ({c.norm})")
         verdict = "VIOLATION" if self.violation else "every step within its declared sensitivity"
-        return (f"{self.mechanism}: {verdict} on {len(self.pairs)} replayed pair directions x {self.samples} runs; "
+        return (f"{self.mechanism}: {verdict} on {counted(len(self.pairs), 'replayed pair direction')} x {counted(self.samples, 'run')}; "
                 f"pair {w.label!r}: {detail}")
 
     def __str__(self) -> str:

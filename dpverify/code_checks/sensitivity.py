@@ -38,7 +38,7 @@ from dpverify.errors import InputError
 from dpverify.jsonsafe import json_clean, json_float
 from dpverify.neighbours import AddRemoveOne, NeighbourRelation, Pair, ReplaceOne, as_pairs
 from dpverify.neighbours.base import value_key
-from dpverify._validation import plain_input, show_value
+from dpverify._validation import counted, plain_input, show_value
 from dpverify.code_checks.pair_search import PairSearch, check_search_options, run_search
 
 __all__ = ["NORMS", "SensitivityResult", "check_sensitivity", "change", "differences", "norm_of"]
@@ -139,7 +139,7 @@ class SensitivityResult(ViolationVerdict):
         return (f"{self.function} under {self.relation}: {verdict}; largest {_NORM_NAMES[self.norm]} change "
                 f"{self.max_change:.6g} vs claimed Δ = {self.claimed:.6g} (ratio {self.ratio:.4g}) on pair "
                 f"{self.label!r} (found by {self.stage}): f(x0) = {show_value(self.f0)}, f(x1) = {show_value(self.f1)}; "
-                f"{self.evaluations} pairs examined")
+                f"{counted(self.evaluations, 'pair')} examined")
 
     def __str__(self) -> str:
         return self.summary()

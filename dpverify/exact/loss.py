@@ -35,6 +35,7 @@ from typing import Any
 import numpy as np
 from scipy import optimize
 
+from dpverify._validation import counted
 from dpverify.results import Measured, PrivacyClaim, ViolationVerdict
 from dpverify.errors import InputError, MechanismError
 from dpverify.jsonsafe import json_clean, json_float
@@ -453,7 +454,7 @@ class ExactAuditResult(ViolationVerdict):
         verdict = "VIOLATION" if self.violation else "no examined pair breaks the claim"
         claim = f"ε={self.claim_epsilon:g}" + (f", δ={self.claim_delta:g}" if self.claim_delta else "")
         return (f"exact: {verdict} of {claim}; worst pair '{self.worst.label}' has exact ε = {self.epsilon:.6g}, "
-                f"δ(ε_claim) = {self.delta_at_claim:.3g} ({len(self.pairs)} pairs)")
+                f"δ(ε_claim) = {self.delta_at_claim:.3g} ({counted(len(self.pairs), 'pair')})")
 
     def __str__(self) -> str:
         return self.summary()

@@ -33,7 +33,7 @@ from typing import Any, Callable, Iterable, Iterator, Protocol, Sequence
 import numpy as np
 from numpy.typing import NDArray
 
-from dpverify.errors import MechanismError
+from dpverify.errors import DPVerifyError, MechanismError, mechanism_failure
 
 __all__ = [
     "Mechanism", "Signature", "Task", "BatchTiming", "BatchOutput", "batch_sizes", "run_batch", "run_task",
@@ -216,10 +216,12 @@ def _sample(task: Task) -> tuple[Any, Signature]:
     except MechanismError:
         raise
     except Exception as exc:
-        raise MechanismError(
-            f"the mechanism raised {type(exc).__name__} on {task.where()}: {exc}"
-        ) from None
-    out, sig = _check_output(task, raw)
+        raise mechanism_failure(f"the mechanism raised {type(exc).__name__} on {task.where()}: {exc}",
+                                cause=exc) from None
+    try:
+        out, sig = _check_output(task, raw)
+    except MechanismError as exc:  # the contract is broken: say where the mechanism is defined
+        raise mechanism_failure(str(exc), mechanism=task.mechanism) from None
     if task.hashes:
         from dpverify.statistical.atoms import row_hashes
 
@@ -357,7 +359,10 @@ class WorkerPool:
         rate = self._rates.get(fn)
         slow = rate is not None and _outputs(tasks) / len(tasks) / rate >= ONE_BY_ONE_SECONDS
         chunk = 1 if slow else max(1, math.ceil(len(tasks) / (4 * self.workers)))
-        return list(self._pool.map(fn, tasks, chunksize=chunk))
+        try:
+            return list(self._pool.map(fn, tasks, chunksize=chunk))
+        except DPVerifyError as exc:  # raised in a worker: its notes say where; drop the pool's remote traceback
+            raise exc.with_traceback(None) from None
 
     @property
     def started(self) -> bool:

@@ -58,7 +58,7 @@ class RunRecord:
         status = self.doc.get("status")
         extra = "" if status in (None, "complete") else f", status {status}"
         return (f"{self.kind}, {self.doc.get('mode')} mode, seed {self.doc.get('seed')}, created "
-                f"{self.doc.get('created')}, {len(self.entries)} entries{extra}")
+                f"{self.doc.get('created')}, {len(self.entries)} {'entry' if len(self.entries) == 1 else 'entries'}{extra}")
 
 
 def load_run_record(path: str | Path) -> RunRecord:

@@ -18,17 +18,19 @@ from __future__ import annotations
 
 import base64
 import html
+import importlib.util
 import json
+import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from dpverify.jsonsafe import format_number as _fmt
 from dpverify.reporting.report import report_dict, summarize, write_report_json, write_text_atomic
-from dpverify.reporting.table_cells import claim_cell, found_cell, ok_cell
+from dpverify.reporting.table_cells import claim_cell, found_cell, found_legend, ok_cell
 from dpverify.suites import EntryOutcome
 
-__all__ = ["write_reports", "render_markdown", "render_html", "draw_plots"]
+__all__ = ["write_reports", "render_markdown", "render_html", "draw_plots", "statistical_witness", "plain_witness"]
 
 Block = tuple[Any, ...]
 _WORDING = ("`pass` means no violation detected at this budget, never that the mechanism is private; `holds` "
@@ -71,31 +73,96 @@ def _entry_blocks(o: EntryOutcome, record: Mapping[str, Any], plots: Mapping[str
         blocks.append(("p", f"Claim checked: {details.get('statement', '-')}"))
         blocks.append(("p", details.get("summary", "-")))
     elif o.kind in ("statistical", "exact"):
-        blocks.append(("p", f"ε found: {found_cell(o)} (claim {claim_cell(o)}; true ε {_fmt(o.true_epsilon)})"))
+        true = "" if o.true_epsilon is None else f"; true ε {_fmt(o.true_epsilon)}"
+        blocks.append(("p", f"ε found: {found_cell(o)} (claim {claim_cell(o)}{true})"))
     elif details.get("summary"):
         blocks.append(("p", str(details["summary"])))
     if record.get("witness"):
-        blocks.append(("pre", json.dumps(record["witness"], ensure_ascii=False, indent=1)[:2000]))
+        witness = (statistical_witness(record) if o.kind == "statistical" else None) or plain_witness(record["witness"])
+        blocks.append(("pre", witness))
     if o.name in plots:
         blocks.append(("img", plots[o.name], f"plot of {o.name}"))
     return blocks
 
 
+def statistical_witness(record: Mapping[str, Any]) -> str | None:
+    """A statistical entry's witness as ``print(result)`` words it: the verdict sentence, then the event's counts
+    under both inputs (``None`` when the record lacks them)."""
+    w, claim = record.get("witness") or {}, record.get("claim") or {}
+    try:
+        n, k_num, k_den = int(w["samples"]), int(w["count_num"]), int(w["count_den"])
+        lb, p_lo, p_hi = (float(w[k]) for k in ("epsilon_lower_bound", "p_num_low", "p_den_high"))
+    except (KeyError, TypeError, ValueError):
+        return None
+    delta = float(claim.get("delta") or 0.0)
+    stated = f"ε = {_fmt(claim.get('epsilon'))}" + (f", δ = {delta:g}" if delta > 0 else "")
+    where = f"witness pair '{w.get('pair_label')}' direction {w.get('direction')}, event {w.get('event')}"
+    never = f" (never observed in {n} samples under x')" if k_den == 0 and k_num > 0 else ""
+    if record.get("outcome") == "violation":
+        head = f"VIOLATION of the claim {stated}: true ε ≥ {lb:.4g}, {where}{never}; {n} fresh samples per input."
+    else:
+        head = (f"No violation of the claim {stated} detected; the strongest event found gives ε ≥ {lb:.4g}: "
+                f"{where}; {n} fresh samples per input.")
+    return "\n".join([
+        head,
+        f"  P[M(x) ∈ S] ≥ {p_lo:.4g} ({k_num} of {n}) with x = {json.dumps(w.get('numerator_input'))}",
+        f"  P[M(x') ∈ S] ≤ {p_hi:.4g} ({k_den} of {n}) with x' = {json.dumps(w.get('denominator_input'))}",
+    ])
+
+
+def plain_witness(witness: Any, limit: int = 1500) -> str:
+    """Any kind's witness, one ``key: value`` per line (values as compact JSON, cut at ``limit`` characters)."""
+    if not isinstance(witness, Mapping):
+        return json.dumps(witness, ensure_ascii=False)[:limit]
+    lines = [f"{k}: {json.dumps(v, ensure_ascii=False, separators=(', ', ': '))}" for k, v in witness.items()]
+    return "\n".join(line if len(line) <= 200 else line[:197] + "..." for line in lines)[:limit]
+
+
+def _workers_text(doc: Mapping[str, Any]) -> str:
+    """How the run sampled: entries side by side (``--jobs``) and sampling processes per entry (``--workers``)."""
+    jobs, workers = doc.get("jobs"), doc.get("workers")
+    if doc.get("scheduler"):
+        per_entry = f"on the Dask cluster {doc['scheduler']}"
+    elif workers is not None:
+        per_entry = str(workers)
+    elif isinstance(jobs, int) and jobs > 1:
+        per_entry = "1"
+    else:
+        per_entry = f"all cores ({os.cpu_count() or 1})"
+    side = f"{jobs} entries side by side, " if isinstance(jobs, int) and jobs > 1 else ""
+    return f"{side}sampling processes per entry: {per_entry}"
+
+
+def _time_text(doc: Mapping[str, Any], summed: float) -> str:
+    wall = doc.get("wall_seconds")
+    jobs = doc.get("jobs")
+    text = f"wall time {float(wall):.1f} s; " if isinstance(wall, (int, float)) else ""
+    text += f"{summed:.1f} s summed over the entries"
+    if isinstance(jobs, int) and jobs > 1:
+        text += f" (they ran {jobs} side by side, so the sum exceeds the wall time)"
+    return text
+
+
 def _blocks(doc: Mapping[str, Any], outcomes: Sequence[EntryOutcome], plots: Mapping[str, str]) -> list[Block]:
     s = summarize(outcomes)
-    meta = (f"status **{doc['status']}**, mode {doc['mode']}, run seed {doc['seed']}, workers {doc['workers']}, "
+    meta = (f"status **{doc['status']}**, mode {doc['mode']}, run seed {doc['seed']}; {_workers_text(doc)}; "
             f"created {doc['created']}, dpverify {doc['dpverify_version']}, Python {doc['python']} on "
             f"{doc['platform']}")
     counts = (f"{s['matched']}/{s['entries']} entries as expected; {s['mismatched']} mismatched, {s['errors']} "
-              f"errors, {s['not_run']} not run; {s['seconds']:.1f} s in entries")
+              f"errors, {s['not_run']} not run; {_time_text(doc, s['seconds'])}")
     blocks: list[Block] = [("h1", "dpverify report"), ("p", meta), ("p", counts), ("p", _WORDING)]
-    if not plots:
+    if doc.get("plots_failed"):
+        blocks.append(("p", f"No plots: drawing them failed ({doc['plots_failed']})."))
+    elif not plots and importlib.util.find_spec("matplotlib") is None:
         blocks.append(("p", 'No plots: matplotlib is not installed (pip install "dpverify[plots]").'))
     header = ("entry", "kind", "claim", "found", "outcome", "expected", "ok", "samples", "seconds")
     rows = [(o.name, o.kind, claim_cell(o), found_cell(o), o.outcome, o.expectation, ok_cell(o),
              "-" if o.samples is None else str(o.samples), "-" if o.outcome == "not-run" else f"{o.seconds:.2f}")
             for o in outcomes]
     blocks += [("h2", "Results"), ("table", header, rows)]
+    legend = found_legend([o.kind for o in outcomes if o.outcome not in ("not-run", "error")])
+    if legend:
+        blocks.append(("p", legend))
     if "summary" in plots:
         blocks += [("h2", "ε found against the claim"),
                    ("p", "Lower confidence bounds (statistical) and exact losses (exact) against each entry's "
@@ -135,10 +202,14 @@ def render_markdown(doc: Mapping[str, Any], outcomes: Sequence[EntryOutcome], pl
     return "\n".join(out)
 
 
-_CSS = """body{font-family:system-ui,sans-serif;margin:2em auto;max-width:72em;color:#222}
-table{border-collapse:collapse;font-size:.85em}td,th{border:1px solid #ccc;padding:.2em .5em;text-align:left}
-tr.bad td{background:#fde2e2}pre{background:#f6f6f6;padding:.6em;overflow-x:auto;font-size:.8em}
-img{max-width:100%;border:1px solid #eee}h3{margin-top:1.6em}code{background:#f2f2f2}"""
+_CSS = """body{font-family:system-ui,sans-serif;margin:2em auto;max-width:72em;padding:0 1em;color:#222;
+line-height:1.4}
+.table{overflow-x:auto;max-width:100%}table{border-collapse:collapse;font-size:.85em}
+td,th{border:1px solid #ccc;padding:.2em .5em;text-align:left;vertical-align:top}
+tr.bad td{background:#fde2e2}pre{background:#f6f6f6;padding:.6em;font-size:.85em;white-space:pre-wrap;
+overflow-wrap:anywhere}p{overflow-wrap:anywhere}
+img{max-width:100%;height:auto;border:1px solid #eee}h3{margin-top:1.6em;overflow-wrap:anywhere}
+code{background:#f2f2f2}"""
 
 
 def _inline(text: str) -> str:
@@ -168,9 +239,11 @@ def render_html(doc: Mapping[str, Any], outcomes: Sequence[EntryOutcome], plots:
             for row in b[2]:
                 bad = ' class="bad"' if row[6] == "✗" else ""
                 rows.append(f"<tr{bad}>" + "".join(f"<td>{html.escape(c)}</td>" for c in row) + "</tr>")
-            body.append(f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>")
+            body.append(f'<div class="table"><table><thead><tr>{head}</tr></thead><tbody>{"".join(rows)}</tbody>'
+                        "</table></div>")
     title = f"dpverify report ({doc['status']}, {doc['created']})"
     return (f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>{html.escape(title)}</title>'
+            '<meta name="viewport" content="width=device-width, initial-scale=1">'
             f"<style>{_CSS}</style></head><body>\n" + "\n".join(body) + "\n</body></html>\n")
 
 
@@ -182,7 +255,10 @@ def write_reports(out_dir: str | Path, outcomes: Sequence[EntryOutcome], meta: M
     if meta.get("status", "complete") == "running":
         return paths
     doc = report_dict(outcomes, meta)
-    plots = draw_plots(out_dir, doc["entries"])
+    try:
+        plots = draw_plots(out_dir, doc["entries"])
+    except Exception as exc:  # noqa: BLE001 -- a plot that cannot be drawn never costs the report its pages
+        plots, doc["plots_failed"] = {}, f"{type(exc).__name__}: {exc}"
     paths["md"] = out_dir / "report.md"
     write_text_atomic(paths["md"], render_markdown(doc, outcomes, plots))
     paths["html"] = out_dir / "report.html"

@@ -118,7 +118,7 @@ def plot_loss_histogram(record: Mapping[str, Any], path: str | Path) -> Path | N
         return None
     plt = _pyplot()
     edges, mass = hist["edges"], hist["mass"]
-    fig, ax = plt.subplots(figsize=(6.4, 3.4), dpi=80)
+    fig, ax = plt.subplots(figsize=(6.4, 3.6), dpi=100)
     ax.bar(edges[:-1], mass, width=[b - a for a, b in zip(edges[:-1], edges[1:])], align="edge",
            color="tab:blue", alpha=0.7, label="binned empirical loss (mass under x0)")
     eps = _float((record.get("claim") or {}).get("epsilon"))
@@ -134,8 +134,8 @@ def plot_loss_histogram(record: Mapping[str, Any], path: str | Path) -> Path | N
     ax.set_ylabel("probability under x0")
     ax.set_title(f"{record.get('suite')}/{record.get('id')}: {hist['output_bins']} output {hist['binning']}, "
                  f"{hist['samples'][0]} samples per side{note}\n(descriptive; the verdict does not use it)",
-                 fontsize=8)
-    ax.legend(loc="best", fontsize=7)
+                 fontsize=9)
+    ax.legend(loc="best", fontsize=8)
     ax.grid(alpha=0.3)
     return _save(fig, plt, path)
 
@@ -148,8 +148,8 @@ def plot_epsilon_summary(records: Sequence[Mapping[str, Any]], path: str | Path)
     if not rows:
         return None
     plt = _pyplot()
-    height = 0.9 + 0.16 * len(rows)
-    fig, ax = plt.subplots(figsize=(7.0, height), dpi=80)
+    height = 1.0 + 0.24 * len(rows)  # rows tall enough for labels readable at 100 % zoom
+    fig, ax = plt.subplots(figsize=(8.0, height), dpi=100)
     ys = list(range(len(rows)))[::-1]
     ratios = [_float(r["epsilon_lower_bound"]) / _float(r["claim"]["epsilon"]) for r in rows]
     cap = 100.0
@@ -158,11 +158,13 @@ def plot_epsilon_summary(records: Sequence[Mapping[str, Any]], path: str | Path)
     ax.axvline(1.0, color="k", lw=1.2, label="the claim (ratio 1)")
     ax.set_xscale("symlog", linthresh=1.0)
     ax.set_xlim(0, cap)
-    ax.set_yticks(ys, [f"{r['suite']}/{r['id']}" for r in rows], fontsize=6)
-    ax.set_xlabel(f"ε found / claimed ε (bars cut at {cap:g})")
-    ax.legend(loc="lower right", fontsize=7)
+    ax.set_yticks(ys, [f"{r['suite']}/{r['id']}" for r in rows], fontsize=9)
+    ax.tick_params(axis="x", labelsize=9)
+    ax.set_ylim(-0.6, len(rows) - 0.4)
+    ax.set_xlabel(f"ε found / claimed ε (bars cut at {cap:g})", fontsize=10)
+    ax.legend(loc="lower right", fontsize=9)
     ax.grid(axis="x", alpha=0.3)
-    return _save(fig, plt, path, {"left": 0.36, "right": 0.98, "bottom": 0.55 / height, "top": 1 - 0.1 / height})
+    return _save(fig, plt, path, {"left": 0.42, "right": 0.98, "bottom": 0.6 / height, "top": 1 - 0.1 / height})
 
 
 def _save(fig: Any, plt: Any, path: str | Path, margins: Mapping[str, float] | None = None) -> Path:

@@ -33,7 +33,7 @@ from dpverify.reporting.table_cells import claim_cell, found_cell, ok_cell
 from dpverify.suites import EntryOutcome
 
 __all__ = ["SCHEMA", "SCHEMA_VERSION", "READABLE_VERSIONS", "dpverify_version", "report_dict", "write_report_json",
-           "summarize", "format_table"]
+           "summarize", "format_table", "write_text_atomic", "current_umask"]
 
 SCHEMA = "dpverify.report"
 SCHEMA_VERSION = 2
@@ -111,10 +111,13 @@ def write_report_json(path: str | Path, outcomes: Sequence[EntryOutcome], meta: 
 
 def write_text_atomic(path: Path, text: str) -> None:
     """Write ``text`` to ``path`` through a temporary file and ``os.replace``: a reader (or an interrupted
-    run) sees the old file or the new one, never half of one."""
+    run) sees the old file or the new one, never half of one.  The file gets the mode ``open()`` would give it
+    (``0o666`` less the umask: ``0o644`` under umask 022), so CI artifact servers can serve it."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
+        if hasattr(os, "fchmod"):  # mkstemp's file is 0600 whatever the umask; give it the mode open() would
+            os.fchmod(fd, 0o666 & ~current_umask())
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
             fh.write(text)
             fh.flush()
@@ -126,6 +129,13 @@ def write_text_atomic(path: Path, text: str) -> None:
         except OSError:
             pass
         raise
+
+
+def current_umask() -> int:
+    """The process's umask (``os.umask`` can only be read by setting it, so it is set and restored at once)."""
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
 
 
 def format_table(outcomes: Sequence[EntryOutcome]) -> str:

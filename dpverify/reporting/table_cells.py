@@ -11,7 +11,7 @@ from dpverify.jsonsafe import format_number as _fmt
 from dpverify.suites import EntryOutcome
 from dpverify.suites.kinds import found_cell_of
 
-__all__ = ["claim_cell", "found_cell", "ok_cell"]
+__all__ = ["claim_cell", "found_cell", "ok_cell", "FOUND_LEGEND", "found_legend"]
 
 
 def claim_cell(o: EntryOutcome) -> str:
@@ -39,3 +39,22 @@ def found_cell(o: EntryOutcome) -> str:
     a kind that registers no cell."""
     cell = found_cell_of(o.kind)
     return cell(o) if cell is not None else _fmt(o.epsilon_lower_bound)
+
+
+#: What the "found" cell of each built-in kind shows (the legend under the results table).
+FOUND_LEGEND: dict[str, str] = {
+    "statistical": "a plain number is the ε lower bound of a statistical audit (true ε ≥ it, at the audit's confidence)",
+    "exact": "`=x` the exact privacy loss ε of the worst pair (exact)",
+    "em": "`p=x` the goodness-of-fit p-value of the sampler against the exponential mechanism's law (em)",
+    "sensitivity": "`Δ=x` the largest change of the function found between neighbours (sensitivity)",
+    "replay": "`r=x` the largest change of a noisy step's input over its declared sensitivity (replay; > 1 breaks it)",
+    "ledger": "`Σε=x` the recorded charges of the worst run, composed (ledger)",
+    "theorem": "a theorem's estimate of its quantity (theorem)",
+}
+
+
+def found_legend(kinds: list[str]) -> str:
+    """The legend of the "found" column for the ``kinds`` present, in the order of :data:`FOUND_LEGEND`."""
+    parts = [text for kind, text in FOUND_LEGEND.items() if kind in kinds]
+    parts += [f"`{k}`: as its check kind reports it" for k in dict.fromkeys(kinds) if k not in FOUND_LEGEND]
+    return "Found: " + "; ".join(parts) + "." if parts else ""

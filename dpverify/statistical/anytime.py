@@ -50,7 +50,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from dpverify._validation import check_count, check_real, root_entropy
+from dpverify._validation import check_count, check_real, counted, root_entropy
 from dpverify.errors import InputError, MechanismError
 from dpverify.execution.sampling import (
     TEST_PHASE,
@@ -159,11 +159,12 @@ class AnytimeResult(ViolationVerdict):
         if self.violation:
             w = self.witness
             assert w is not None
-            extra = " (an event impossible under the neighbour)" if w.test.impossible else ""
+            den = "x1" if w.test.direction == 0 else "x0"
+            extra = f" (never observed in {w.test.samples} samples under {den})" if w.test.impossible else ""
             return (f"VIOLATION of the claim {claim}: true ε ≥ {lb_txt} with confidence {self.confidence:.0%} "
                     f"(anytime-valid), witness pair '{w.pair.label}' direction {w.test.direction}, event "
                     f"{w.event}{extra}; {where}.{extras}")
-        return (f"No violation of the claim {claim} detected over {self.n_pairs} pairs; {where}, the whole "
+        return (f"No violation of the claim {claim} detected over {counted(self.n_pairs, 'pair')}; {where}, the whole "
                 f"budget (ε lower bound {lb_txt} at confidence {self.confidence:.0%}, anytime-valid). "
                 f"This is not a proof of privacy.{extras}")
 

@@ -14,6 +14,7 @@ from typing import Any
 
 
 from dpverify.results import Measured, PrivacyClaim, ViolationVerdict
+from dpverify._validation import counted
 from dpverify.jsonsafe import json_clean, json_float
 from dpverify.neighbours import Pair
 
@@ -95,12 +96,13 @@ class EventTest:
 
     @property
     def impossible(self) -> bool:
-        """The event never happened under the denominator input but did under the numerator."""
+        """The event was never observed in ``samples`` draws under the denominator input, and was under the
+        numerator (not a proof that it cannot happen: the bound stays finite)."""
         return self.count_den == 0 and self.count_num > 0
 
     @property
     def point_estimate(self) -> float:
-        """``ln(p̂_num / p̂_den)`` (``inf`` for an impossible event); not a bound, for reading only."""
+        """``ln(p̂_num / p̂_den)`` (``inf`` for an event never observed under the denominator input); not a bound, for reading only."""
         if self.count_num == 0:
             return -math.inf
         if self.count_den == 0:
@@ -229,7 +231,8 @@ class AuditResult(ViolationVerdict):
         if self.violation:
             w = self.witness
             assert w is not None
-            extra = " (an event impossible under the neighbour)" if w.test.impossible else ""
+            den = "x1" if w.test.direction == 0 else "x0"
+            extra = f" (never observed in {w.test.samples} samples under {den})" if w.test.impossible else ""
             return (
                 f"VIOLATION of the claim {claim}: true ε ≥ {lb_txt} with confidence "
                 f"{self.confidence:.0%}, witness pair '{w.pair.label}' direction {w.test.direction}, "
@@ -237,7 +240,7 @@ class AuditResult(ViolationVerdict):
             )
         return (
             f"No violation of the claim {claim} detected with {self.samples} fresh samples per input "
-            f"over {self.n_pairs} pairs (ε lower bound {lb_txt} at confidence {self.confidence:.0%}). "
+            f"over {counted(self.n_pairs, 'pair')} (ε lower bound {lb_txt} at confidence {self.confidence:.0%}). "
             f"This is not a proof of privacy.{self._extras()}"
         )
 
@@ -367,11 +370,11 @@ class LedgerResult(ViolationVerdict):
             if self.total_delta > self.claimed_delta * (1.0 + self.rtol):
                 over.append(f"Σδ = {self.total_delta:.6g} > δ = {self.claimed_delta:g}")
             return (f"{head}VIOLATION of the claim {claim}: the charges recorded in run {self.worst_run} of "
-                    f"{self.runs} compose (basic composition) to {' and '.join(over)}; {len(self.charges)} "
-                    f"charges, by kind: {self._kinds()}; {spread}.")
+                    f"{counted(self.runs, 'run')} compose (basic composition) to {' and '.join(over)}; "
+                    f"{counted(len(self.charges), 'charge')}, by kind: {self._kinds()}; {spread}.")
         return (f"{head}the recorded charges compose to at most the claim (basic composition): {totals} "
-                f"within {claim} (ε slack {self.slack_epsilon:.4g}) in the worst of {self.runs} runs; "
-                f"{len(self.charges)} charges, by kind: {self._kinds()}; {spread}.  This checks the declared "
+                f"within {claim} (ε slack {self.slack_epsilon:.4g}) in the worst of {counted(self.runs, 'run')}; "
+                f"{counted(len(self.charges), 'charge')}, by kind: {self._kinds()}; {spread}.  This checks the declared "
                 "accounting only, not that each call is as private as it declares.")
 
     def __str__(self) -> str:

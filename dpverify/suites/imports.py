@@ -42,10 +42,12 @@ def resolve(import_path: str, *, where: str | None = None, search_paths: Sequenc
     except ModuleNotFoundError as exc:
         missing = exc.name or ""
         if missing and (mod_name == missing or mod_name.startswith(missing + ".")):
+            searched = ", ".join(str(p) for p in search_paths) or "none"
             raise SuiteError(
-                f"{ctx}: cannot import '{import_path}': module '{missing}' not found; check the spelling, "
-                "install the package (pip install -e . in a checkout) or add its directory to "
-                "import_paths in [suite]") from None
+                f"{ctx}: cannot import '{import_path}': module '{missing}' not found (searched sys.path and the "
+                f"suite's import_paths: {searched}); check the spelling, install the package (pip install -e . in "
+                "a checkout), or add the module's directory to [suite] import_paths, relative to the suite file: "
+                'import_paths = ["."] for a module next to the suite file') from None
         raise SuiteError(f"{ctx}: cannot import '{import_path}': importing module '{mod_name}' failed: "
                          f"{exc}") from None
     except Exception as exc:  # noqa: BLE001 -- any error while importing user code

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from dpverify.errors import DPVerifyError, SuiteError
+from dpverify.errors import DPVerifyError, SuiteError, format_error
 from dpverify.suites.imports import load_plugins, resolve
 from dpverify.suites.model import Builder, Entry, EntryOutcome, MODES, Suite
 from dpverify.suites.kinds import RunContext, get_kind, make_outcome
@@ -152,7 +152,7 @@ def preflight(entries: Iterable[Entry]) -> None:
             problems.append(str(exc))
     if problems:
         raise SuiteError("\n".join(problems) if len(problems) == 1 else
-                         f"{len(problems)} entries cannot be loaded:\n  " + "\n  ".join(problems))
+                         f"{len(problems)} entries cannot be loaded:\n  " + "\n  ".join(problems))  # never 1
 
 
 def not_run_outcome(entry: Entry, mode: str, run_seed: int) -> EntryOutcome:
@@ -180,8 +180,8 @@ def run_entry(entry: Entry, mode: str = "quick", run_seed: int = 0, workers: int
         if entry.plugins:  # a worker process that did not load the suite file registers the entry's plugins here
             load_plugins(entry.plugins, where=entry.where, search_paths=entry.import_paths)
         return get_kind(entry.kind).run(entry, ctx)
-    except DPVerifyError as exc:
-        return make_outcome(entry, ctx, outcome="error", matched=False, error=str(exc))
+    except DPVerifyError as exc:  # with its notes: a mechanism's error says where in the user's code
+        return make_outcome(entry, ctx, outcome="error", matched=False, error=format_error(exc))
     except Exception as exc:  # noqa: BLE001 -- one crashing entry never stops the run
         return make_outcome(entry, ctx, outcome="error", matched=False, error=f"{type(exc).__name__}: {exc}")
 

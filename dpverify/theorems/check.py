@@ -62,7 +62,7 @@ from typing import Any
 
 import numpy as np
 
-from dpverify._validation import check_count, check_real, root_entropy
+from dpverify._validation import check_count, check_real, counted as count_of, root_entropy
 from dpverify.errors import InputError, MechanismError
 from dpverify.execution.sampling import WorkerPool, batch_sizes, resolve_workers
 from dpverify.theorems.result import DEFAULT_BATCH_SIZE, DIRECTIONS, MAX_FAILURES_KEPT, QUANTITIES, SweepResult, TheoremResult, VERDICTS, plain_value
@@ -246,7 +246,7 @@ def _check_one(theorem: Any, runs: int, alpha: float, batch_size: int, entropy: 
         counted = values[~np.isnan(values)]
         n, k = len(counted), int(counted.sum())
         if n == 0:
-            raise MechanismError(f"{_describe(theorem)}: the conditioning event never happened in {runs} runs "
+            raise MechanismError(f"{_describe(theorem)}: the conditioning event never happened in {count_of(runs, 'run')} "
                                  "(every run returned NaN); no estimate -- change the inputs or run more")
         estimate = k / n
         lo, hi = binomial_interval(k, n, alpha)

@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 
+from dpverify._validation import counted
 from dpverify.results import CheckResult, Measured, Verdict
 from dpverify.jsonsafe import format_number as _num, json_clean, json_float
 
@@ -104,14 +105,14 @@ class TheoremResult(CheckResult):
         """One line: verdict, estimate and interval against the bound, runs."""
         if self.quantity == "always":
             n_fail = self.failure_count
-            text = (f"{self.verdict}: {n_fail} counterexample(s) in {self.runs} instances"
-                    if n_fail else f"{self.verdict}: no counterexample in {self.runs} instances (failure rate "
+            text = (f"{self.verdict}: {n_fail} counterexample(s) in {counted(self.runs, 'instance')}"
+                    if n_fail else f"{self.verdict}: no counterexample in {counted(self.runs, 'instance')} (failure rate "
                                    f"< {_num(1 - self.interval[0])} at {1 - self.alpha:.0%})")
             if self.counterexample is not None:
                 text += f"; smallest: {self.counterexample}"
             return text
         text = (f"{self.verdict}: {self.claim_text()}; estimate {_num(self.estimate)} "
-                f"[{_num(self.interval[0])}, {_num(self.interval[1])}] from {self.runs} runs")
+                f"[{_num(self.interval[0])}, {_num(self.interval[1])}] from {counted(self.runs, 'run')}")
         if self.slack is not None and self.direction != "equal":
             text += f", slack {_num(self.slack)}"
         if self.vacuous:
