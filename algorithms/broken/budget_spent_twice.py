@@ -20,9 +20,9 @@ from typing import ClassVar
 
 import numpy as np
 
-from algorithms.classic._validation import as_float_input, check_n
-from algorithms.classic.laplace import Laplace
-from algorithms.noise import NoiseSource
+from ..classic._validation import as_float_input, check_n
+from ..classic.laplace import Laplace
+from ..noise import NoiseSource
 
 __all__ = ["BudgetSpentTwice"]
 

@@ -25,9 +25,9 @@ from typing import ClassVar
 
 import numpy as np
 
-from algorithms.classic._validation import as_dataset, check_epsilon, check_n
-from algorithms.classic.clipped_sum import check_bounds, clip_records
-from algorithms.noise import NoiseSource
+from ..classic._validation import as_dataset, check_epsilon, check_n
+from ..classic.clipped_sum import check_bounds, clip_records
+from ..noise import NoiseSource
 
 __all__ = ["MeanDataDependentScale"]
 

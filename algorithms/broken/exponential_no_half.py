@@ -23,9 +23,9 @@ from typing import ClassVar
 import numpy as np
 from scipy.special import softmax
 
-from algorithms.classic._validation import check_epsilon, check_n, check_positive
-from algorithms.classic.exponential import as_utilities, gumbel_argmax
-from algorithms.noise import NoiseSource
+from ..classic._validation import check_epsilon, check_n, check_positive
+from ..classic.exponential import as_utilities, gumbel_argmax
+from ..noise import NoiseSource
 
 __all__ = ["ExponentialMechanismNoHalf"]
 

@@ -35,15 +35,15 @@ from typing import ClassVar
 
 import numpy as np
 
-from algorithms.classic._validation import (
+from ..classic._validation import (
     as_float_input,
     check_delta,
     check_epsilon,
     check_n,
     check_positive,
 )
-from algorithms.classic.gaussian import classic_gaussian_sigma, gaussian_delta, gaussian_log_density
-from algorithms.noise import NoiseSource
+from ..classic.gaussian import classic_gaussian_sigma, gaussian_delta, gaussian_log_density
+from ..noise import NoiseSource
 
 __all__ = ["GaussianClassicLargeEpsilon"]
 

@@ -20,9 +20,9 @@ from typing import ClassVar
 
 import numpy as np
 
-from algorithms.classic._validation import as_int_input, check_epsilon, check_n, check_positive_int
-from algorithms.classic.geometric import sample_two_sided_geometric, two_sided_geometric_log_density
-from algorithms.noise import NoiseSource
+from ..classic._validation import as_int_input, check_epsilon, check_n, check_positive_int
+from ..classic.geometric import sample_two_sided_geometric, two_sided_geometric_log_density
+from ..noise import NoiseSource
 
 __all__ = ["GeometricIgnoresSensitivity"]
 

@@ -19,10 +19,10 @@ from typing import ClassVar
 
 import numpy as np
 
-from algorithms.classic._validation import check_epsilon, check_n
-from algorithms.classic.histogram import as_counts
-from algorithms.classic.laplace import laplace_log_density
-from algorithms.noise import NoiseSource
+from ..classic._validation import check_epsilon, check_n
+from ..classic.histogram import as_counts
+from ..classic.laplace import laplace_log_density
+from ..noise import NoiseSource
 
 __all__ = ["HistogramScaleEpsilon"]
 

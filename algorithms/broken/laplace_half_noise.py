@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-from algorithms.classic.laplace import Laplace
+from ..classic.laplace import Laplace
 
 __all__ = ["LaplaceHalfNoise"]
 

@@ -17,9 +17,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-from algorithms.graph.laplace_mst import LaplaceMST
-from algorithms.graph.neighbourhood import as_neighbourhood
-from algorithms.graph.weighted_graph import WeightedGraph
+from ..graph.laplace_mst import LaplaceMST
+from ..graph.neighbourhood import as_neighbourhood
+from ..graph.weighted_graph import WeightedGraph
 
 
 @dataclass(frozen=True)

@@ -19,8 +19,8 @@ from typing import ClassVar
 
 import numpy as np
 
-from algorithms.graph.laplace_mst import LaplaceMST
-from algorithms.graph.weighted_graph import WeightedGraph
+from ..graph.laplace_mst import LaplaceMST
+from ..graph.weighted_graph import WeightedGraph
 
 
 @dataclass(frozen=True)

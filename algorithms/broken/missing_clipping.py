@@ -24,8 +24,8 @@ from typing import ClassVar
 
 import numpy as np
 
-from algorithms.classic._validation import check_finite
-from algorithms.classic.clipped_sum import ClippedSum, sum_sensitivity
+from ..classic._validation import check_finite
+from ..classic.clipped_sum import ClippedSum, sum_sensitivity
 
 __all__ = ["SumMissingClipping"]
 

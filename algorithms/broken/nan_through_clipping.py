@@ -22,7 +22,7 @@ from typing import ClassVar
 
 import numpy as np
 
-from algorithms.classic.clipped_sum import ClippedSum
+from ..classic.clipped_sum import ClippedSum
 
 __all__ = ["SumNaNThroughClipping"]
 

@@ -19,7 +19,7 @@ from typing import ClassVar
 
 import numpy as np
 
-from algorithms.classic._validation import as_float_input, check_epsilon, check_n
+from ..classic._validation import as_float_input, check_epsilon, check_n
 
 __all__ = ["NoNoise"]
 

@@ -35,9 +35,9 @@ from typing import ClassVar
 
 import numpy as np
 
-from algorithms.classic._validation import check_n, check_positive_int
-from algorithms.classic.noisy_max import ReportNoisyMax, answer_noise, as_query_answers
-from algorithms.noise import NoiseSource
+from ..classic._validation import check_n, check_positive_int
+from ..classic.noisy_max import ReportNoisyMax, answer_noise, as_query_answers
+from ..noise import NoiseSource
 
 __all__ = ["NoisyMaxReturnsValue"]
 

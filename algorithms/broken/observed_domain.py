@@ -33,7 +33,7 @@ from typing import ClassVar
 
 import numpy as np
 
-from algorithms.classic.category_counts import CategoryCounts, as_category_records
+from ..classic.category_counts import CategoryCounts, as_category_records
 
 __all__ = ["CategoryCountsObservedDomain"]
 

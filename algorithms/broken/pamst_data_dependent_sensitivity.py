@@ -22,8 +22,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-from algorithms.graph.pamst import PAMST
-from algorithms.graph.weighted_graph import WeightedGraph
+from ..graph.pamst import PAMST
+from ..graph.weighted_graph import WeightedGraph
 
 
 @dataclass(frozen=True)

@@ -20,11 +20,11 @@ from typing import ClassVar
 
 import numpy as np
 
-from algorithms.classic._validation import check_n
-from algorithms.graph.pamst import PAMST, as_graph, tree_codes
-from algorithms.graph.pamst_exact import pamst_log_pmf
-from algorithms.graph.weighted_graph import WeightedGraph
-from algorithms.noise import NoiseSource
+from ..classic._validation import check_n
+from ..graph.pamst import PAMST, as_graph, tree_codes
+from ..graph.pamst_exact import pamst_log_pmf
+from ..graph.weighted_graph import WeightedGraph
+from ..noise import NoiseSource
 
 
 @dataclass(frozen=True)

@@ -22,8 +22,8 @@ from typing import ClassVar
 
 import numpy as np
 
-from algorithms.classic._validation import check_epsilon, check_n, check_positive_int
-from algorithms.classic.randomized_response import (
+from ..classic._validation import check_epsilon, check_n, check_positive_int
+from ..classic.randomized_response import (
     check_category,
     keep_or_other_pmf,
     sample_randomized_response,

@@ -37,9 +37,9 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from algorithms.classic._validation import as_dataset, check_epsilon, check_n
-from algorithms.classic.clipped_sum import check_bounds, clip_records, sum_sensitivity
-from algorithms.noise import NoiseSource
+from ..classic._validation import as_dataset, check_epsilon, check_n
+from ..classic.clipped_sum import check_bounds, clip_records, sum_sensitivity
+from ..noise import NoiseSource
 
 __all__ = ["MeanLeaksSize"]
 

@@ -35,11 +35,11 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from algorithms.broken.svt_outputs_value import SVTOutputsValue
-from algorithms.broken.svt_unscaled_query_noise import SVTUnscaledQueryNoise
-from algorithms.classic._validation import check_epsilon, check_finite, check_positive_int
-from algorithms.classic.parallel import run_in_parallel
-from algorithms.noise import NoiseSource
+from .svt_outputs_value import SVTOutputsValue
+from .svt_unscaled_query_noise import SVTUnscaledQueryNoise
+from ..classic._validation import check_epsilon, check_finite, check_positive_int
+from ..classic.parallel import run_in_parallel
+from ..noise import NoiseSource
 
 __all__ = ["SVT34Parallel"]
 

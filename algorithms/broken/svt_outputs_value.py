@@ -29,7 +29,7 @@ import math
 from dataclasses import dataclass
 from typing import ClassVar
 
-from algorithms.classic.sparse_vector import SparseVectorBase
+from ..classic.sparse_vector import SparseVectorBase
 
 __all__ = ["SVTOutputsValue"]
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-from algorithms.classic.sparse_vector import SparseVectorBase
+from ..classic.sparse_vector import SparseVectorBase
 
 __all__ = ["SVTUnscaledQueryNoise"]
 

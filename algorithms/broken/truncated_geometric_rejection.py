@@ -38,9 +38,9 @@ from typing import ClassVar
 
 import numpy as np
 
-from algorithms.classic._validation import check_epsilon, check_n, check_positive_int
-from algorithms.classic.geometric import sample_two_sided_geometric
-from algorithms.classic.truncated_geometric import check_count
+from ..classic._validation import check_epsilon, check_n, check_positive_int
+from ..classic.geometric import sample_two_sided_geometric
+from ..classic.truncated_geometric import check_count
 
 __all__ = ["TruncatedGeometricByRejection"]
 

@@ -5,23 +5,23 @@ Each class is a frozen, picklable dataclass ``mechanism(x, n, rng) -> np.ndarray
 ``true_epsilon()`` (pure-DP mechanisms) or ``true_delta(epsilon)`` (Gaussian) method.
 """
 
-from algorithms.classic.category_counts import CategoryCounts
-from algorithms.classic.clipped_sum import ClippedSum
-from algorithms.classic.exponential import ExponentialMechanism, exponential_mechanism_pmf
-from algorithms.classic.gaussian import Gaussian, gaussian_delta
-from algorithms.classic.geometric import Geometric
-from algorithms.classic.histogram import Histogram
-from algorithms.classic.laplace import Laplace
-from algorithms.classic.noisy_max import ReportNoisyMax, report_noisy_max_pmf
-from algorithms.classic.noisy_mean import NoisyMean
-from algorithms.classic.numerical_svt import NumericalSVT
-from algorithms.classic.parallel import LaplaceParallel
-from algorithms.classic.prefix_sum import PrefixSum
-from algorithms.classic.randomized_response import RandomizedResponse, randomized_response_pmf
-from algorithms.classic.rappor import OneTimeRappor, Rappor
-from algorithms.classic.sparse_vector import SparseVector
-from algorithms.classic.sparse_vector_dwork_roth import SparseVectorDworkRoth
-from algorithms.classic.truncated_geometric import TruncatedGeometric, truncated_geometric_pmf
+from .category_counts import CategoryCounts
+from .clipped_sum import ClippedSum
+from .exponential import ExponentialMechanism, exponential_mechanism_pmf
+from .gaussian import Gaussian, gaussian_delta
+from .geometric import Geometric
+from .histogram import Histogram
+from .laplace import Laplace
+from .noisy_max import ReportNoisyMax, report_noisy_max_pmf
+from .noisy_mean import NoisyMean
+from .numerical_svt import NumericalSVT
+from .parallel import LaplaceParallel
+from .prefix_sum import PrefixSum
+from .randomized_response import RandomizedResponse, randomized_response_pmf
+from .rappor import OneTimeRappor, Rappor
+from .sparse_vector import SparseVector
+from .sparse_vector_dwork_roth import SparseVectorDworkRoth
+from .truncated_geometric import TruncatedGeometric, truncated_geometric_pmf
 
 __all__ = [
     "CategoryCounts",

@@ -24,8 +24,8 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from algorithms.classic._validation import check_epsilon, check_n, check_positive_int
-from algorithms.noise import NoiseSource
+from ._validation import check_epsilon, check_n, check_positive_int
+from ..noise import NoiseSource
 
 __all__ = ["CategoryCounts", "as_category_records"]
 

@@ -25,9 +25,9 @@ from typing import ClassVar
 
 import numpy as np
 
-from algorithms.classic._validation import as_dataset, check_epsilon, check_finite, check_n
-from algorithms.classic.laplace import laplace_log_density
-from algorithms.noise import NoiseSource
+from ._validation import as_dataset, check_epsilon, check_finite, check_n
+from .laplace import laplace_log_density
+from ..noise import NoiseSource
 
 __all__ = ["ClippedSum", "check_bounds", "sum_sensitivity", "clip_records"]
 

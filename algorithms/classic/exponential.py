@@ -24,8 +24,8 @@ from typing import ClassVar
 import numpy as np
 from scipy.special import softmax
 
-from algorithms.classic._validation import as_finite_vector, check_epsilon, check_n, check_positive
-from algorithms.noise import NoiseSource
+from ._validation import as_finite_vector, check_epsilon, check_n, check_positive
+from ..noise import NoiseSource
 
 __all__ = ["ExponentialMechanism", "exponential_mechanism_pmf", "gumbel_argmax", "as_utilities"]
 

@@ -32,7 +32,7 @@ import numpy as np
 from scipy.optimize import brentq
 from scipy.stats import norm
 
-from algorithms.classic._validation import (
+from ._validation import (
     as_float_input,
     check_choice,
     check_delta,
@@ -41,7 +41,7 @@ from algorithms.classic._validation import (
     check_n,
     check_positive,
 )
-from algorithms.noise import NoiseSource
+from ..noise import NoiseSource
 
 __all__ = ["Gaussian", "gaussian_delta", "classic_gaussian_sigma", "analytic_gaussian_sigma", "gaussian_log_density"]
 

@@ -21,8 +21,8 @@ from typing import ClassVar
 
 import numpy as np
 
-from algorithms.classic._validation import as_int_input, check_epsilon, check_n, check_positive_int
-from algorithms.noise import NoiseSource
+from ._validation import as_int_input, check_epsilon, check_n, check_positive_int
+from ..noise import NoiseSource
 
 __all__ = ["Geometric", "sample_two_sided_geometric", "two_sided_geometric_pmf", "two_sided_geometric_log_density"]
 

@@ -16,9 +16,9 @@ from typing import ClassVar
 
 import numpy as np
 
-from algorithms.classic._validation import as_finite_vector, check_epsilon, check_n
-from algorithms.classic.laplace import laplace_log_density
-from algorithms.noise import NoiseSource
+from ._validation import as_finite_vector, check_epsilon, check_n
+from .laplace import laplace_log_density
+from ..noise import NoiseSource
 
 __all__ = ["Histogram", "as_counts"]
 

@@ -18,8 +18,8 @@ from typing import ClassVar
 
 import numpy as np
 
-from algorithms.classic._validation import as_float_input, check_epsilon, check_n, check_positive
-from algorithms.noise import NoiseSource
+from ._validation import as_float_input, check_epsilon, check_n, check_positive
+from ..noise import NoiseSource
 
 __all__ = ["Laplace", "laplace_log_density"]
 

@@ -25,9 +25,9 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from algorithms.classic._validation import as_dataset, check_epsilon, check_n
-from algorithms.classic.clipped_sum import check_bounds, clip_records, sum_sensitivity
-from algorithms.noise import NoiseSource
+from ._validation import as_dataset, check_epsilon, check_n
+from .clipped_sum import check_bounds, clip_records, sum_sensitivity
+from ..noise import NoiseSource
 
 __all__ = ["NoisyMean", "mean_of"]
 

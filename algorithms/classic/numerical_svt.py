@@ -32,10 +32,10 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from algorithms.classic._validation import check_epsilon, check_finite, check_n, check_positive_int
-from algorithms.classic.sparse_vector import NOT_ANSWERED, QUERY_SENSITIVITY, as_queries
-from algorithms.classic.sparse_vector_law import sparse_vector_log_density
-from algorithms.noise import NoiseSource
+from ._validation import check_epsilon, check_finite, check_n, check_positive_int
+from .sparse_vector import NOT_ANSWERED, QUERY_SENSITIVITY, as_queries
+from .sparse_vector_law import sparse_vector_log_density
+from ..noise import NoiseSource
 
 __all__ = ["NumericalSVT"]
 

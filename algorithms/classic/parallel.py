@@ -28,8 +28,8 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from algorithms.classic._validation import as_float_input, check_epsilon, check_n, check_positive, check_positive_int
-from algorithms.noise import NoiseSource
+from ._validation import as_float_input, check_epsilon, check_n, check_positive, check_positive_int
+from ..noise import NoiseSource
 
 __all__ = ["LaplaceParallel", "PrefixedNoise", "run_in_parallel"]
 

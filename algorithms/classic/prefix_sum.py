@@ -29,8 +29,8 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from algorithms.classic._validation import as_finite_vector, check_epsilon, check_n
-from algorithms.noise import NoiseSource
+from ._validation import as_finite_vector, check_epsilon, check_n
+from ..noise import NoiseSource
 
 __all__ = ["PrefixSum"]
 

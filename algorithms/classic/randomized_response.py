@@ -19,7 +19,7 @@ from typing import ClassVar
 
 import numpy as np
 
-from algorithms.classic._validation import as_int_input, check_epsilon, check_n, check_positive_int
+from ._validation import as_int_input, check_epsilon, check_n, check_positive_int
 
 __all__ = [
     "RandomizedResponse",

@@ -51,7 +51,7 @@ from typing import ClassVar
 
 import numpy as np
 
-from algorithms.classic._validation import check_n, check_positive_int
+from ._validation import check_n, check_positive_int
 
 __all__ = ["Rappor", "OneTimeRappor", "RapporBase", "murmur3_32", "bloom_bits", "as_value"]
 

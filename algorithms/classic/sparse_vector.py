@@ -30,9 +30,9 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from algorithms.classic._validation import as_finite_vector, check_epsilon, check_finite, check_n, check_positive_int
-from algorithms.classic.sparse_vector_law import answer_patterns, sparse_vector_log_density
-from algorithms.noise import NoiseSource
+from ._validation import as_finite_vector, check_epsilon, check_finite, check_n, check_positive_int
+from .sparse_vector_law import answer_patterns, sparse_vector_log_density
+from ..noise import NoiseSource
 
 __all__ = ["SparseVector", "SparseVectorBase", "run_sparse_vector", "as_queries", "ABOVE", "BELOW", "NOT_ANSWERED",
            "QUERY_SENSITIVITY"]

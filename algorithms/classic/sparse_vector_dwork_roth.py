@@ -31,9 +31,9 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from algorithms.classic._validation import check_epsilon, check_finite, check_n, check_positive_int
-from algorithms.classic.sparse_vector import NOT_ANSWERED, QUERY_SENSITIVITY, as_queries
-from algorithms.noise import NoiseSource
+from ._validation import check_epsilon, check_finite, check_n, check_positive_int
+from .sparse_vector import NOT_ANSWERED, QUERY_SENSITIVITY, as_queries
+from ..noise import NoiseSource
 
 __all__ = ["SparseVectorDworkRoth"]
 

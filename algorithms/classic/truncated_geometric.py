@@ -26,13 +26,13 @@ from typing import ClassVar
 
 import numpy as np
 
-from algorithms.classic._validation import (
+from ._validation import (
     as_int_input,
     check_epsilon,
     check_n,
     check_positive_int,
 )
-from algorithms.classic.geometric import sample_two_sided_geometric
+from .geometric import sample_two_sided_geometric
 
 __all__ = ["TruncatedGeometric", "truncated_geometric_pmf", "check_count"]
 

@@ -13,7 +13,7 @@
 * :mod:`algorithms.dpm.dpm` -- Algorithm 1 end to end, batched over runs, with its budget ledger.
 """
 
-from algorithms.dpm.score import (
+from .score import (
     DEFAULT_ALPHA,
     DEFAULT_Q,
     DEFAULT_T,
@@ -32,10 +32,10 @@ from algorithms.dpm.score import (
     split_candidates,
     candidate_table,
 )
-from algorithms.dpm.split import DPMSplitEM, as_points
-from algorithms.dpm.interval_size import IntervalSizeEst, averaged_gaps, gap_rank_counts, percentile_utility_on_grid
-from algorithms.dpm.averaging import DPAverage, clipped_sum, sum_l2_sensitivity
-from algorithms.dpm.dpm import DPM, DPMBatch, DPMClustering
+from .split import DPMSplitEM, as_points
+from .interval_size import IntervalSizeEst, averaged_gaps, gap_rank_counts, percentile_utility_on_grid
+from .averaging import DPAverage, clipped_sum, sum_l2_sensitivity
+from .dpm import DPM, DPMBatch, DPMClustering
 
 __all__ = [
     "DEFAULT_ALPHA",

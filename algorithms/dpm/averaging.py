@@ -43,16 +43,16 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from algorithms.classic.gaussian import analytic_gaussian_sigma, gaussian_delta
-from algorithms.classic._validation import (
+from ..classic.gaussian import analytic_gaussian_sigma, gaussian_delta
+from ..classic._validation import (
     check_choice,
     check_delta,
     check_epsilon,
     check_n,
     check_positive_int,
 )
-from algorithms.dpm.score import check_bounds
-from algorithms.noise import NoiseSource
+from .score import check_bounds
+from ..noise import NoiseSource
 
 __all__ = [
     "RELATIONS",

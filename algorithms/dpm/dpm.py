@@ -90,9 +90,9 @@ import numbers
 from dataclasses import dataclass, field
 import numpy as np
 
-from algorithms.classic._validation import check_choice, check_delta, check_epsilon, check_n, check_positive_int
-from algorithms.dpm.averaging import analytic_gaussian_sigma, sum_l2_sensitivity
-from algorithms.dpm.interval_size import (
+from ..classic._validation import check_choice, check_delta, check_epsilon, check_n, check_positive_int
+from .averaging import analytic_gaussian_sigma, sum_l2_sensitivity
+from .interval_size import (
     DEFAULT_PERCENTILE,
     DEFAULT_REPETITIONS,
     DEFAULT_SIGMAS,
@@ -103,9 +103,9 @@ from algorithms.dpm.interval_size import (
     dp_percentile,
     unit_gap_percentile,
 )
-from algorithms.dpm.score import DEFAULT_ALPHA, DEFAULT_Q, DEFAULT_T, centreness_from_rank, check_bounds, check_parameters
-from algorithms.ledger import BudgetLedger, Charge
-from algorithms.noise import NoiseSource
+from .score import DEFAULT_ALPHA, DEFAULT_Q, DEFAULT_T, centreness_from_rank, check_bounds, check_parameters
+from ..ledger import BudgetLedger, Charge
+from ..noise import NoiseSource
 
 __all__ = ["DPM", "DPMBatch", "DPMClustering", "DEFAULT_FRACTIONS", "DEFAULT_DELTA_FRACTIONS", "level_budgets"]
 

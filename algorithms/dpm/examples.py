@@ -23,7 +23,7 @@ def split_scores(point: Sequence[float], copies: int, n_tilde: float, beta: floa
                  bounds: Sequence[float] = (0.0, 1.0)) -> np.ndarray:
     """The DPM split scores (seed 004 Def. 7, default t, q, α) of every candidate on ``repeated_point(point,
     copies)`` -- the utility vector an exponential-mechanism check compares the split sampler with."""
-    from algorithms.dpm.split import DPMSplitEM
+    from .split import DPMSplitEM
 
     data = repeated_point(point, copies)
     mech = DPMSplitEM(1.0, float(n_tilde), float(beta), bounds=(float(bounds[0]), float(bounds[1])),

@@ -113,10 +113,10 @@ from typing import ClassVar
 import numpy as np
 from scipy.special import logsumexp
 
-from algorithms.classic._validation import check_choice, check_epsilon, check_n, check_positive, check_positive_int
-from algorithms.dpm.score import check_bounds
-from algorithms.dpm.split import as_points
-from algorithms.noise import NoiseSource
+from ..classic._validation import check_choice, check_epsilon, check_n, check_positive, check_positive_int
+from .score import check_bounds
+from .split import as_points
+from ..noise import NoiseSource
 
 __all__ = [
     "DEFAULT_SIGMAS",

@@ -20,9 +20,9 @@ from typing import Any
 
 import numpy as np
 
-from algorithms.classic._validation import check_choice
-from algorithms.dpm.dpm import DPM
-from algorithms.ledger import Charge
+from ..classic._validation import check_choice
+from .dpm import DPM
+from ..ledger import Charge
 
 __all__ = ["DPMOutput", "VIEWS"]
 

@@ -54,9 +54,9 @@ from typing import ClassVar
 import numpy as np
 from scipy.special import log_softmax
 
-from algorithms.classic._validation import check_choice, check_epsilon, check_n, check_positive, check_positive_int
-from algorithms.classic.exponential import gumbel_argmax
-from algorithms.dpm.score import (
+from ..classic._validation import check_choice, check_epsilon, check_n, check_positive, check_positive_int
+from ..classic.exponential import gumbel_argmax
+from .score import (
     DEFAULT_ALPHA,
     DEFAULT_Q,
     DEFAULT_T,
@@ -68,7 +68,7 @@ from algorithms.dpm.score import (
     score_sensitivity,
     split_candidates,
 )
-from algorithms.noise import NoiseSource
+from ..noise import NoiseSource
 
 __all__ = ["DPMSplitEM", "as_points"]
 

@@ -40,9 +40,9 @@ from pathlib import Path
 
 import numpy as np
 
-from algorithms.dpm.baselines import dp_lloyd, kmeans
-from algorithms.dpm.datasets import Dataset, digits, synth
-from algorithms.dpm.metrics import (
+from ..dpm.baselines import dp_lloyd, kmeans
+from ..dpm.datasets import Dataset, digits, synth
+from ..dpm.metrics import (
     DEFAULT_SILHOUETTE_SAMPLE,
     ClusteringScores,
     box_diameter,
@@ -175,7 +175,7 @@ def _centres(algorithm: str, ds: Dataset, fit_seed: np.random.SeedSequence) -> n
         return dp_lloyd(ds.data, ds.n_classes, ds.bounds, EPSILON, fit_seed)
     if algorithm == "DPM":
         try:
-            from algorithms.dpm import DPM
+            from ..dpm import DPM
         except ImportError as exc:
             raise ImportError(f"the DPM column needs algorithms.dpm.DPM ({exc})") from exc
         model = DPM(epsilon=EPSILON, delta=delta_for(ds.n), bounds=ds.bounds, d=ds.d, out_of_range="clip")

@@ -38,10 +38,10 @@ from pathlib import Path
 import numpy as np
 from scipy import special, stats
 
-from algorithms.graph.laplace_mst import LaplaceMST
-from algorithms.graph.mst import mst_edges, tree_weight
-from algorithms.graph.pamst import PAMST
-from algorithms.graph.weighted_graph import WeightedGraph
+from ..graph.laplace_mst import LaplaceMST
+from ..graph.mst import mst_edges, tree_weight
+from ..graph.pamst import PAMST
+from ..graph.weighted_graph import WeightedGraph
 
 __all__ = ["reproduce", "Config", "FULL", "QUICK", "PRINTED", "PRINTED_MST_COST", "run_experiment",
            "P_VALUES", "EPSILONS", "METHODS"]

@@ -51,10 +51,10 @@ from pathlib import Path
 
 import numpy as np
 
-from algorithms.graph.dbmstclu import dbmstclu
-from algorithms.graph.mst import mst_edges
-from algorithms.graph.ptclust import PTClust
-from algorithms.graph.weighted_graph import WeightedGraph
+from ..graph.dbmstclu import dbmstclu
+from ..graph.mst import mst_edges
+from ..graph.ptclust import PTClust
+from ..graph.weighted_graph import WeightedGraph
 
 __all__ = [
     "DATASETS",

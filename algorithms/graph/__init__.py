@@ -6,6 +6,6 @@ Definitions 2.1-2.3).  Every mechanism here follows dpverify's contract ``mechan
 utility sensitivity from a declared weight neighbourhood (:mod:`algorithms.graph.neighbourhood`).
 """
 
-from algorithms.graph.weighted_graph import GraphError, WeightedGraph
+from .weighted_graph import GraphError, WeightedGraph
 
 __all__ = ["GraphError", "WeightedGraph"]

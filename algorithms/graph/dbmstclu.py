@@ -76,7 +76,7 @@ from typing import Any, Literal, overload
 
 import numpy as np
 
-from algorithms.graph.weighted_graph import GraphError, WeightedGraph
+from .weighted_graph import GraphError, WeightedGraph
 
 __all__ = ["DBMSTCluResult", "canonical_labels", "dbcvi", "dbmstclu"]
 

@@ -40,8 +40,8 @@ from typing import Any
 
 import numpy as np
 
-from algorithms.graph.dbmstclu import _check_options, dbmstclu
-from algorithms.graph.weighted_graph import GraphError, WeightedGraph, node_ids
+from .dbmstclu import _check_options, dbmstclu
+from .weighted_graph import GraphError, WeightedGraph, node_ids
 
 __all__ = ["MAX_BATCH_NODES", "TOLERANCE", "dbmstclu_batch"]
 

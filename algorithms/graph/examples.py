@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from algorithms.graph.weighted_graph import WeightedGraph
+from .weighted_graph import WeightedGraph
 
 __all__ = ["complete_graph", "graph", "corner_pairs", "topology", "TOPOLOGIES"]
 

@@ -27,12 +27,12 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from algorithms.classic._validation import check_epsilon, check_n
-from algorithms.graph.mst import mst_edges
-from algorithms.graph.neighbourhood import as_neighbourhood
-from algorithms.graph.pamst import MAX_CODE_EDGES, as_graph, tree_codes
-from algorithms.graph.weighted_graph import WeightedGraph
-from algorithms.noise import NoiseSource
+from ..classic._validation import check_epsilon, check_n
+from .mst import mst_edges
+from .neighbourhood import as_neighbourhood
+from .pamst import MAX_CODE_EDGES, as_graph, tree_codes
+from .weighted_graph import WeightedGraph
+from ..noise import NoiseSource
 
 __all__ = ["LaplaceMST", "batched_mst", "graph_laplace"]
 

@@ -14,7 +14,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.csgraph import minimum_spanning_tree
 
-from algorithms.graph.weighted_graph import WeightedGraph
+from .weighted_graph import WeightedGraph
 
 __all__ = ["mst_edges", "edge_ids", "tree_weight"]
 

@@ -61,11 +61,11 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from algorithms.classic._validation import check_choice, check_epsilon, check_n, check_positive
-from algorithms.graph.neighbourhood import as_neighbourhood
-from algorithms.graph.pamst_exact import pamst_log_pmf
-from algorithms.graph.weighted_graph import GraphError, WeightedGraph
-from algorithms.noise import NoiseSource
+from ..classic._validation import check_choice, check_epsilon, check_n, check_positive
+from .neighbourhood import as_neighbourhood
+from .pamst_exact import pamst_log_pmf
+from .weighted_graph import GraphError, WeightedGraph
+from ..noise import NoiseSource
 
 __all__ = [
     "PAMST",

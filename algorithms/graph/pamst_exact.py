@@ -42,7 +42,7 @@ import math
 import numpy as np
 from scipy.special import logsumexp
 
-from algorithms.graph.weighted_graph import GraphError, WeightedGraph
+from .weighted_graph import GraphError, WeightedGraph
 
 __all__ = ["spanning_trees", "pamst_log_pmf", "subset_log_normalisers", "MAX_EXACT_NODES",
            "MAX_ENUMERATION_CANDIDATES"]

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from algorithms.graph.weighted_graph import GraphError, WeightedGraph
+from .weighted_graph import GraphError, WeightedGraph
 
 __all__ = ["utility_table", "edge_weights", "MAX_UTILITY_NODES"]
 

@@ -35,12 +35,12 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from algorithms.classic._validation import check_choice, check_epsilon, check_n
-from algorithms.graph.dbmstclu_batch import dbmstclu_batch
-from algorithms.graph.neighbourhood import as_neighbourhood
-from algorithms.graph.pamst import MAX_CODE_EDGES, PAMST, as_graph, tree_codes
-from algorithms.graph.weight_release import _check_normalisation, release
-from algorithms.graph.weighted_graph import WeightedGraph
+from ..classic._validation import check_choice, check_epsilon, check_n
+from .dbmstclu_batch import dbmstclu_batch
+from .neighbourhood import as_neighbourhood
+from .pamst import MAX_CODE_EDGES, PAMST, as_graph, tree_codes
+from .weight_release import _check_normalisation, release
+from .weighted_graph import WeightedGraph
 
 __all__ = ["PTClust", "VARIANTS"]
 

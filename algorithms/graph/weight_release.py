@@ -34,10 +34,10 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from algorithms.classic._validation import check_choice, check_epsilon, check_n
-from algorithms.graph.neighbourhood import as_neighbourhood
-from algorithms.graph.weighted_graph import GraphError, WeightedGraph
-from algorithms.noise import NoiseSource
+from ..classic._validation import check_choice, check_epsilon, check_n
+from .neighbourhood import as_neighbourhood
+from .weighted_graph import GraphError, WeightedGraph
+from ..noise import NoiseSource
 
 __all__ = ["WeightRelease", "weight_release_scale", "weight_release_sensitivity", "CALIBRATIONS"]
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from algorithms.classic.gaussian import analytic_gaussian_sigma, gaussian_delta
+from ..classic.gaussian import analytic_gaussian_sigma, gaussian_delta
 
 
 @dataclass(frozen=True)

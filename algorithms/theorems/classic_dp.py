@@ -40,12 +40,12 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from algorithms.classic.exponential import ExponentialMechanism, exponential_mechanism_pmf
-from algorithms.graph.pamst import PAMST
-from algorithms.graph.weighted_graph import WeightedGraph
-from algorithms.theorems.base import FieldParameters, Property
-from algorithms.theorems.graph_clustering import strong_homogeneity
-from algorithms.theorems.params import choice as _choice, integer as _integer, positive as _positive, real as _real
+from ..classic.exponential import ExponentialMechanism, exponential_mechanism_pmf
+from ..graph.pamst import PAMST
+from ..graph.weighted_graph import WeightedGraph
+from .base import FieldParameters, Property
+from .graph_clustering import strong_homogeneity
+from .params import choice as _choice, integer as _integer, positive as _positive, real as _real
 
 __all__ = [
     "spanning_trees",

@@ -70,11 +70,11 @@ import numpy as np
 from scipy.special import expit, logsumexp
 from scipy.stats import norm
 
-from algorithms.dpm.dpm import DPM
-from algorithms.dpm.score import DEFAULT_ALPHA, DEFAULT_Q, DEFAULT_T, score
-from algorithms.dpm.split import DPMSplitEM
-from algorithms.noise import NoiseSource
-from algorithms.theorems.params import (
+from ..dpm.dpm import DPM
+from ..dpm.score import DEFAULT_ALPHA, DEFAULT_Q, DEFAULT_T, score
+from ..dpm.split import DPMSplitEM
+from ..noise import NoiseSource
+from .params import (
     real as _real,
     integer as _int,
     choice as _choice,

@@ -59,14 +59,14 @@ from typing import Any
 import numpy as np
 from scipy import integrate
 
-from algorithms.classic.exponential import ExponentialMechanism, exponential_mechanism_pmf
-from algorithms.graph.dbmstclu import canonical_labels, dbmstclu
-from algorithms.graph.mst import mst_edges
-from algorithms.graph.pamst import PAMST
-from algorithms.graph.weight_release import CALIBRATIONS, WeightRelease
-from algorithms.graph.weighted_graph import WeightedGraph
-from algorithms.theorems.base import Property
-from algorithms.theorems.params import (
+from ..classic.exponential import ExponentialMechanism, exponential_mechanism_pmf
+from ..graph.dbmstclu import canonical_labels, dbmstclu
+from ..graph.mst import mst_edges
+from ..graph.pamst import PAMST
+from ..graph.weight_release import CALIBRATIONS, WeightRelease
+from ..graph.weighted_graph import WeightedGraph
+from .base import Property
+from .params import (
     real as _real,
     positive as _positive,
     nonnegative as _nonnegative,

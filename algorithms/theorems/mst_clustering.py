@@ -41,11 +41,11 @@ import numpy as np
 from scipy import integrate, optimize
 from scipy.special import gammaln, lambertw
 
-from algorithms.graph.laplace_mst import graph_laplace
-from algorithms.graph.mst import mst_edges
-from algorithms.graph.weighted_graph import WeightedGraph
-from algorithms.theorems.base import FieldParameters, Property
-from algorithms.theorems.params import (
+from ..graph.laplace_mst import graph_laplace
+from ..graph.mst import mst_edges
+from ..graph.weighted_graph import WeightedGraph
+from .base import FieldParameters, Property
+from .params import (
     real as _real,
     positive as _positive,
     integer as _integer,

@@ -56,15 +56,15 @@ from typing import Any
 
 import numpy as np
 
-from algorithms.classic.laplace import Laplace
-from algorithms.graph.examples import TOPOLOGIES, topology
-from algorithms.graph.laplace_mst import LaplaceMST, batched_mst
-from algorithms.graph.mst import mst_edges
-from algorithms.graph.pamst import PAMST
-from algorithms.graph.pamst_exact import pamst_log_pmf
-from algorithms.graph.weighted_graph import WeightedGraph
-from algorithms.theorems.base import FieldParameters, Property
-from algorithms.theorems.params import (
+from ..classic.laplace import Laplace
+from ..graph.examples import TOPOLOGIES, topology
+from ..graph.laplace_mst import LaplaceMST, batched_mst
+from ..graph.mst import mst_edges
+from ..graph.pamst import PAMST
+from ..graph.pamst_exact import pamst_log_pmf
+from ..graph.weighted_graph import WeightedGraph
+from .base import FieldParameters, Property
+from .params import (
     real as _real,
     positive as _positive,
     integer as _integer,

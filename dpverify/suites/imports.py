@@ -13,7 +13,11 @@ from typing import Any
 
 from dpverify.errors import SuiteError
 
-__all__ = ["IMPORT_RE", "MODULE_RE", "resolve", "load_plugins"]
+__all__ = ["IMPORT_RE", "MODULE_RE", "BUNDLED", "resolve", "load_plugins"]
+
+#: The reference algorithms: the top-level package of a checkout, installed as ``dpverify.algorithms`` (so that an
+#: installed dpverify does not take the generic name ``algorithms``).  A suite names them ``algorithms.x:y`` either way.
+BUNDLED = ("algorithms", "dpverify.algorithms")
 
 #: ``"package.module:attribute"`` with a dotted attribute allowed.
 MODULE_RE = re.compile(r"^[A-Za-z_]\w*(\.[A-Za-z_]\w*)*$")
@@ -38,7 +42,7 @@ def resolve(import_path: str, *, where: str | None = None, search_paths: Sequenc
         sys.path[:0] = added
         importlib.invalidate_caches()
     try:
-        module = importlib.import_module(mod_name)
+        module = _import(mod_name)
     except ModuleNotFoundError as exc:
         missing = exc.name or ""
         if missing and (mod_name == missing or mod_name.startswith(missing + ".")):
@@ -68,6 +72,21 @@ def resolve(import_path: str, *, where: str | None = None, search_paths: Sequenc
                              f"'{part}'; {hint}") from None
         done = f"{done}{part}" if done.endswith(":") else f"{done}.{part}"
     return obj
+
+
+def _import(mod_name: str) -> Any:
+    """``importlib.import_module(mod_name)``; a module of the reference algorithms (``algorithms.*``) that no checkout
+    provides is taken from the installed ``dpverify.algorithms``."""
+    try:
+        return importlib.import_module(mod_name)
+    except ModuleNotFoundError as exc:
+        top, installed = BUNDLED
+        if exc.name != top or not (mod_name == top or mod_name.startswith(top + ".")):
+            raise
+        try:
+            return importlib.import_module(installed + mod_name[len(top):])
+        except ModuleNotFoundError:
+            raise exc from None
 
 
 def load_plugins(modules: Sequence[str], *, where: str | None = None, search_paths: Sequence[str | Path] = ()) -> None:
