@@ -28,7 +28,7 @@ def test_round_plan_spends_alpha_and_the_budget() -> None:
     assert [n for n, _, _ in plan] == [11_764, 47_058, 188_235, 752_943]
     assert sum(n for n, _, _ in plan) == 1_000_000
     assert [s for _, s, _ in plan] == [2_353, 9_412, 37_647, 150_589]
-    assert [a for _, _, a in plan] == pytest.approx([0.025, 0.0125, 0.00625, 0.00625])
+    assert [a for _, _, a in plan] == pytest.approx([0.025, 0.025 / 3, 0.025 / 3, 0.025 / 3])
     assert sum(a for _, _, a in plan) == pytest.approx(0.05)
     assert round_plan(1000, 1000, 1000, 4.0, 0.1) == [(1000, 1000, 0.1)]
     # the first of several rounds searches on at most a quarter of its test budget

@@ -24,8 +24,8 @@ a lower one for ``p = P[M(x) in S]`` and an upper one for ``q = P[M(x') in S]``,
 the search sample's counts (independent of the test stream).  They give ``eps_t = ln((p_low,t - delta) /
 q_high,t)`` (Jagielski et al., NeurIPS 2020), and the audit stops with a violation when ``eps_t > epsilon``.
 
-**Validity (why stopping at any batch costs nothing).**  Round ``r`` (from 0) gets level ``alpha_r = alpha /
-2^(r+1)``, the last round the remainder ``alpha / 2^(R-1)`` (:func:`round_levels`; fixed before any data).  In round
+**Validity (why stopping at any batch costs nothing).**  The first of ``R > 1`` rounds gets level ``alpha_1 = alpha /
+2``, each other ``alpha_r = alpha / (2 (R - 1))`` (:func:`round_levels`; fixed before any data).  In round
 ``r`` with ``F_r`` finalists each of the ``2 F_r`` sequences runs at level ``alpha_r / (2 F_r)``; a sequence holds
 at *every* batch at once except with that probability (Ville's inequality), whatever rule stops it.  The finalists
 are chosen on search samples independent of the round's test stream, so conditional on them the union bound over
@@ -79,9 +79,8 @@ __all__ = ["AnytimeResult", "Round", "audit_anytime", "round_plan", "stream_batc
 
 #: prior weight of a finalist's confidence sequences, as a fraction of its search (scoring-half) sample
 PRIOR_FRACTION = 0.25
-#: share of the level left over after each round: round r runs at ``alpha (1 - s) s^r``, the last at the remainder
-#: (None: ``alpha / R`` each)
-ALPHA_SPENDING: float | None = 0.5
+#: share of the level spent by the first of several rounds (the others share the rest equally)
+FIRST_ALPHA = 0.5
 #: a stream's batch is the outputs so far over this (stopping points ``1 + 1/STREAM_STEP`` apart)
 STREAM_STEP = 16
 #: rank a round's candidates by their chance of certifying the claim (search_phase's target) rather than by their
@@ -210,9 +209,8 @@ def round_plan(samples: int, search_samples: int, first_samples: int, growth: fl
     """``(test budget, search samples, alpha)`` of every round, smallest first: ``R`` test budgets in ratio
     ``growth`` summing to ``samples``, ``R`` the largest with the first at least ``first_samples`` (one round when
     even that is too many); search samples in proportion to the test budget, at least ``min(search_samples,
-    1000)``, the first of several rounds at most a quarter of its test budget; levels halving from round to round,
-    ``alpha/2, alpha/4, ...``, the last round the remainder (``alpha / 2^(R-1)``), so that they sum to ``alpha``
-    (:func:`round_levels`)."""
+    1000)``, the first of several rounds at most a quarter of its test budget; levels ``alpha / 2`` for the first of
+    several rounds, ``alpha / (2 (R - 1))`` for each other (:func:`round_levels`), summing to ``alpha``."""
     samples = check_count("samples", samples)
     search_samples = check_count("search_samples", search_samples)
     first_samples = check_count("first_samples", first_samples)
@@ -234,14 +232,14 @@ def round_plan(samples: int, search_samples: int, first_samples: int, growth: fl
 
 
 def round_levels(alpha: float, rounds: int) -> list[float]:
-    """The level of each of ``rounds`` rounds, summing to ``alpha``: round ``r`` (from 0) gets ``alpha (1 - s)
-    s^r`` with ``s =`` :data:`ALPHA_SPENDING` (``1/2``: ``alpha/2, alpha/4, ...``), the last round the remainder.
-    Early rounds get more because that is where the violations a small budget can certify stop; the last round
-    pays ``ln 2^(R-2)`` more in the log-boundary than with ``alpha / R`` each."""
-    if ALPHA_SPENDING is None:
-        return [alpha / rounds] * rounds
-    levels = [alpha * (1 - ALPHA_SPENDING) * ALPHA_SPENDING ** r for r in range(rounds - 1)]
-    return levels + [alpha - sum(levels)]
+    """The level of each of ``rounds`` rounds, summing to ``alpha``: the first of several rounds gets ``alpha`` times
+    :data:`FIRST_ALPHA` (``1/2``), the others share the rest equally (``alpha / (2 (R - 1))`` each).  The first
+    round gets more because the violations a small budget can certify stop there; sharing the rest equally keeps
+    the last round, where the subtle ones stop, within ``ln(2 (R-1) / R)`` of ``alpha / R`` in the log-boundary."""
+    if rounds == 1:
+        return [alpha]
+    rest = alpha * (1 - FIRST_ALPHA) / (rounds - 1)
+    return [alpha - rest * (rounds - 1)] + [rest] * (rounds - 1)
 
 
 def sequence_z(level: float, n_test: int, n_search: int) -> float:
