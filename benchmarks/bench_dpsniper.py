@@ -456,8 +456,9 @@ def report(command: str, fraction: float, cfg: dict[str, Any], seed: int, names:
              "dpverify's. DP-Sniper's time is its search over every pair plus the final estimate (the two timed "
              "regions of its `my_experiment.py`); dpverify's the audit's wall time. Outputs = mechanism outputs "
              "drawn (dpverify's: the most its budget allows). Published = DP-Sniper's reference log at the full "
-             "budget (hardware not recorded). DP-Sniper reseeds its workers from fresh entropy: its row is one "
-             "random run.")
+             "budget (hardware not recorded). DP-Sniper's bound is negative when the lower bound of its first "
+             "probability falls below the upper bound of the second (no evidence; dpverify reports 0 then). "
+             "DP-Sniper reseeds its workers from fresh entropy: its row is one random run.")
     return "\n".join(L)
 
 

@@ -174,3 +174,19 @@ def test_dpsniper_runner_in_its_venv_if_present():
     # DP-Sniper's own PatternGenerator lists the pairs of pattern_pairs, in the same order
     assert [(p["a1"], p["a2"]) for p in r["pairs"]] == [tuple(map(lambda a: [float(v) for v in a], pr))
                                                         for pr in rn.pattern_pairs(5, "INT", [0, 10], False)]
+
+
+def test_rappor_bloom_bits_match_dpsniper_mmh3_if_present():
+    """DP-Sniper's Rappor hashes ``str(value)`` with ``mmh3.hash(.., seed=i) % filter_size``; the catalogue's
+    :func:`algorithms.classic.rappor.bloom_bits` implements murmur3 itself: same filters on DP-Sniper's domain."""
+    import subprocess
+
+    from algorithms.classic.rappor import bloom_bits
+    venv = bd.ROOT / bd.DEFAULT_VENV
+    if bd.venv_ready(venv) is None:
+        pytest.skip(f"no DP-Sniper venv at {bd.DEFAULT_VENV} (python -m benchmarks.bench_dpsniper --mirror DIR "
+                    "creates it from a git copy of eth-sri/dp-sniper)")
+    code = ("import json, mmh3; print(json.dumps([sorted({mmh3.hash(str(v), seed=i) % 20 for i in range(4)}) "
+            "for v in range(-10, 11)]))")
+    out = subprocess.run([str(bd.venv_python(venv)), "-c", code], capture_output=True, text=True, check=True)
+    assert json.loads(out.stdout) == [sorted(set(bloom_bits(v, 4, 20))) for v in range(-10, 11)]
