@@ -263,3 +263,15 @@ def test_mapped_mechanisms_have_dpsniper_output_law_if_present():
             z = np.where(se > 0, np.abs(m_dv - m_ds) / np.where(se > 0, se, 1.0), np.abs(m_dv - m_ds) * 1e9)
             worst[name] = max(worst.get(name, 0.0), float(z.max()))
     assert max(worst.values()) < 6.0, {k: round(v, 2) for k, v in worst.items() if v >= 6.0}
+
+
+def test_driver_registers_dpsniper_and_passes_its_options():
+    import benchmarks.__main__ as drv
+    assert "dpsniper" in drv.BENCHMARKS
+    cmd = drv.command_for("dpsniper", drv.parse(["--quick", "--only", "dpsniper", "--no-dpsniper",
+                                                 "--dpsniper-mirror", "M", "--dpsniper-venv", "V",
+                                                 "--dpsniper-fraction", "0.002"]))
+    assert cmd[1:3] == ["-m", "benchmarks.bench_dpsniper"] and "--quick" in cmd and "--no-dpsniper" in cmd
+    assert cmd[cmd.index("--mirror") + 1] == "M" and cmd[cmd.index("--venv") + 1] == "V"
+    assert cmd[cmd.index("--fraction") + 1] == "0.002"
+    assert "--mirror" not in drv.command_for("peers", drv.parse(["--dpsniper-mirror", "M"]))
