@@ -6,7 +6,8 @@
 
 Runs each benchmark below as its own process (``python -m benchmarks.<name> ...``), one after the other, so
 that none times another's imports or memory, and passes on ``--quick``, ``--seed``, ``--write`` and
-``--wait-idle`` (``--no-statdp`` and ``--venv`` go to ``peers``).  Each rewrites only its own section of the
+``--wait-idle`` (``--no-statdp`` and ``--venv`` go to ``peers``; ``--no-dpsniper``, ``--dpsniper-venv``,
+``--dpsniper-mirror`` and ``--dpsniper-fraction`` to ``dpsniper``).  Each rewrites only its own section of the
 ``--write`` file.  Exit status 0 when every benchmark met its goals, 1 otherwise (every benchmark still runs).
 """
 
@@ -29,6 +30,7 @@ BENCHMARKS: dict[str, str] = {
     "scaling": "audit time against samples, graph size, data size; exact-check time (issue 9)",
     "suites": "wall time of the quick default run and of every suite at full budget (issue 9)",
     "libraries": "per-call audits of diffprivlib and OpenDP targets: dpverify's share of the wall time (issue 19)",
+    "dpsniper": "dpverify and DP-Sniper side by side on DP-Sniper's default set (issue 22)",
 }
 
 
@@ -43,6 +45,12 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
                    help=f"comma-separated subset of: {', '.join(BENCHMARKS)} (default: all)")
     p.add_argument("--no-statdp", action="store_true", help="peers: dpverify's half and the samplers only")
     p.add_argument("--venv", metavar="DIR", help="peers: StatDP's virtual environment")
+    p.add_argument("--no-dpsniper", action="store_true", help="dpsniper: dpverify's half only")
+    p.add_argument("--dpsniper-venv", metavar="DIR", help="dpsniper: DP-Sniper's virtual environment")
+    p.add_argument("--dpsniper-mirror", metavar="DIR",
+                   help="dpsniper: git copy of eth-sri/dp-sniper to install DP-Sniper from (if its venv is absent)")
+    p.add_argument("--dpsniper-fraction", metavar="F", type=float,
+                   help="dpsniper: fraction of DP-Sniper's default budget (default: the benchmark's)")
     p.add_argument("--list", action="store_true", help="list the benchmarks and exit")
     args = p.parse_args(argv)
     names = [n.strip() for n in args.only.split(",") if n.strip()]
@@ -66,6 +74,11 @@ def command_for(name: str, args: argparse.Namespace) -> list[str]:
     if name == "peers":
         cmd += ["--no-statdp"] if args.no_statdp else []
         cmd += ["--venv", args.venv] if args.venv else []
+    if name == "dpsniper":
+        cmd += ["--no-dpsniper"] if args.no_dpsniper else []
+        cmd += ["--venv", args.dpsniper_venv] if args.dpsniper_venv else []
+        cmd += ["--mirror", args.dpsniper_mirror] if args.dpsniper_mirror else []
+        cmd += ["--fraction", str(args.dpsniper_fraction)] if args.dpsniper_fraction else []
     return cmd
 
 

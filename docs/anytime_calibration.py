@@ -12,7 +12,17 @@ Prints two markdown tables with the command line that made them (docs/auditor.md
 * **samples to a verdict** -- every ``expect = "violation"`` statistical entry of audits/catalogue.toml, run as
   ``dpverify run --sequential`` runs it (:func:`dpverify.suites.run_entry` with ``sequential=True``, the entry's
   quick test budget and seed under run seed 0): the outputs per input drawn until the verdict (search + test), the
-  round reached, and whether the entry's violation is at least twice its claim (true ε from the suite file).
+  round reached, and whether the entry's violation is at least twice its claim (true ε from the suite file);
+* **run seeds** -- the same for the entries at least twice their claim that miss 10⁴ at run seed 0 or are listed in
+  ``ORACLES``, over run seeds 0 .. ``--seeds`` - 1: the median and how many runs reach a verdict within 10⁴;
+* **oracle** -- for those entries whose law is known in closed form (``ORACLES``), the samples per input the
+  *best* event needs: the events are the superlevel sets of the exact likelihood ratio of each pair and direction
+  (Neyman-Pearson; on a fine grid), and for each the least ``n`` at which the expected counts ``(round(n p),
+  round(n q))`` give ``ln(p_low / q_high) > ε`` -- about even odds of a verdict -- with (a) the audit's fixed-sample
+  test, Clopper-Pearson bounds at ``alpha/2`` each (no search, no union over finalists or rounds: what no
+  fixed-sample audit can beat with this test), and (b) the confidence sequences of the anytime audit at ``alpha/2``
+  each, the prior centred on the true ``p, q`` (best of three weights; no search, rounds or finalists: a floor for
+  the anytime audit's test samples).
 """
 
 from __future__ import annotations
@@ -26,11 +36,14 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+import numpy as np  # noqa: E402
 from scipy import stats  # noqa: E402
 
 from algorithms.classic import Geometric, Laplace, RandomizedResponse  # noqa: E402
 from dpverify.statistical.anytime import audit_anytime  # noqa: E402
+from dpverify.statistical.confseq import centred_prior, mixture_lower, mixture_upper  # noqa: E402
 from dpverify.suites import load_suite, run_entry  # noqa: E402
+from dpverify.suites.runner import build_mechanism, build_pairs  # noqa: E402
 
 GOAL = 10_000
 CASES = (
@@ -40,12 +53,12 @@ CASES = (
 )
 
 
-def false_alarms(runs: int, samples: int, search: int, alpha: float) -> list[str]:
+def false_alarms(runs: int, samples: int, search: int, first: int, alpha: float) -> list[str]:
     lines = ["| calibration mechanism (claim tight) | alarms | rate | exact 95 % interval |", "|---|---|---|---|"]
     total = 0
     for name, mech, pairs, eps in CASES:
-        k = sum(audit_anytime(mech, pairs, eps, samples=samples, search_samples=search, alpha=alpha,
-                              seed=10_000 + s, workers=1).violation for s in range(runs))
+        k = sum(audit_anytime(mech, pairs, eps, samples=samples, search_samples=search, first_samples=first,
+                              alpha=alpha, seed=10_000 + s, workers=1).violation for s in range(runs))
         ci = stats.binomtest(k, runs).proportion_ci(0.95, method="exact")
         lines.append(f"| {name} | {k}/{runs} | {k / runs:.4f} | [{ci.low:.4f}, {ci.high:.4f}] |")
         total += k
@@ -54,7 +67,8 @@ def false_alarms(runs: int, samples: int, search: int, alpha: float) -> list[str
     ci = stats.binomtest(total, n).proportion_ci(0.95, method="exact")
     lines.append(f"| **all** | **{total}/{n}** | {total / n:.4f} | [{ci.low:.4f}, {ci.high:.4f}] |")
     lines.append("")
-    lines.append(f"α = {alpha}; {samples:,} test samples per input (budget), search {search:,} in the last round; "
+    lines.append(f"α = {alpha}; {samples:,} test samples per input (budget, rounds of at least {first:,}), search "
+                 f"{search:,} in the last round; "
                  f"one-sided binomial p-value of 'rate ≤ α': {test.pvalue:.3g}.")
     return lines
 
@@ -67,7 +81,7 @@ def ratio(entry) -> float | None:  # noqa: ANN001
     return t / entry.claim.epsilon
 
 
-def verdicts(workers: int) -> list[str]:
+def verdicts(workers: int, missed: list[str]) -> list[str]:
     suite = load_suite(ROOT / "audits" / "catalogue.toml")
     lines = ["| entry | true ε / claim | verdict | samples per input to verdict | round | ≤ 10⁴ | seconds |",
              "|---|---|---|---|---|---|---|"]
@@ -85,6 +99,167 @@ def verdicts(workers: int) -> list[str]:
         lines.append(f"| `{entry.id}` | {r_txt} | {o.outcome} | {stv:,} of {d.get('samples', 0):,} test budget | "
                      f"{len(d.get('rounds', []))}/{d.get('planned_rounds')} | "
                      f"{'yes' if o.outcome == 'violation' and stv <= GOAL else 'no'} | {o.seconds:.2f} |")
+        if r is not None and r >= 2 and (o.outcome != "violation" or stv > GOAL or entry.id in ORACLES):
+            missed.append(entry.id)
+    return lines
+
+
+# ---- oracle: the best event of each pair, from the exact law -------------------------------------------------------
+
+def _cp_bound(k_num: int, k_den: int, n: int, level: float) -> float:
+    lo = stats.beta.ppf(level, k_num, n - k_num + 1) if k_num > 0 else 0.0
+    hi = stats.beta.ppf(1 - level, k_den + 1, n - k_den) if k_den < n else 1.0
+    return math.log(lo / hi) if lo > 0 else -math.inf
+
+
+def _cs_bound(p: float, q: float, strength: float):  # noqa: ANN202
+    def bound(k_num: int, k_den: int, n: int, level: float) -> float:
+        lo = mixture_lower(k_num, n, level, *centred_prior(round(p * strength), round(strength), strength))
+        hi = mixture_upper(k_den, n, level, *centred_prior(round(q * strength), round(strength), strength))
+        return math.log(lo / hi) if lo > 0 else -math.inf
+    return bound
+
+
+def _least_n(p: float, q: float, eps: float, level: float, bound, top: int = 10**8) -> int | None:  # noqa: ANN001
+    """Least n (to 1 %) with bound(round(n p), round(n q), n, level) > eps."""
+    def ok(n: int) -> bool:
+        return bound(int(round(n * p)), int(round(n * q)), n, level) > eps
+    lo, hi = 10, top
+    if not ok(hi):
+        return None
+    while hi > 1.01 * lo:
+        mid = int(math.sqrt(lo * hi))
+        lo, hi = (lo, mid) if ok(mid) else (mid, hi)
+    return hi
+
+
+def _superlevel_events(P0: np.ndarray, P1: np.ndarray, eps: float):  # noqa: ANN202
+    """(p, q) of the superlevel sets of the likelihood ratio, both directions, that exceed e^eps (about 60)."""
+    for a, b in ((P0, P1), (P1, P0)):
+        with np.errstate(divide="ignore", invalid="ignore"):
+            lr = np.where(b > 0, a / b, np.inf)
+        order = np.argsort(-lr, kind="stable")
+        ca, cb = np.cumsum(a[order]), np.cumsum(b[order])
+        for m in np.unique(np.geomspace(1, len(order), 400).astype(int)):
+            p, q = float(ca[m - 1]), float(cb[m - 1])
+            if p > q * math.exp(eps) and q > 0:
+                yield p, q
+
+
+def _laplace_bins(x: float, scale: float, grid: np.ndarray) -> np.ndarray:
+    cdf = np.where(grid < x, 0.5 * np.exp((grid - x) / scale), 1 - 0.5 * np.exp(-(grid - x) / scale))
+    return np.diff(np.r_[0.0, cdf, 1.0])
+
+
+def _law_laplace(entry, mech, pair) -> tuple[np.ndarray, np.ndarray]:  # noqa: ANN001
+    grid = np.arange(-60, 61, 0.02) * mech.scale
+    return _laplace_bins(float(pair.x0), mech.scale, grid), _laplace_bins(float(pair.x1), mech.scale, grid)
+
+
+def _law_geometric(entry, mech, pair) -> tuple[np.ndarray, np.ndarray]:  # noqa: ANN001
+    k = np.arange(-3000, 3001)
+    pmf = lambda x: (1 - mech.alpha) / (1 + mech.alpha) * mech.alpha ** np.abs(k - int(x))  # noqa: E731
+    return pmf(pair.x0), pmf(pair.x1)
+
+
+def _law_two_laplace(entry, mech, pair) -> tuple[np.ndarray, np.ndarray]:  # noqa: ANN001
+    """Two independent x + Lap(b): the likelihood ratio depends on (clip(y1), clip(y2)) to [x0, x1] only, so the
+    law of the pair of clipped values (atoms at the ends, 400 bins between) is sufficient."""
+    lo, hi = sorted((float(pair.x0), float(pair.x1)))
+    inner = np.linspace(lo, hi, 401)
+
+    def clipped(x: float) -> np.ndarray:
+        cdf = np.where(inner < x, 0.5 * np.exp((inner - x) / mech.scale), 1 - 0.5 * np.exp(-(inner - x) / mech.scale))
+        return np.r_[cdf[0], np.diff(cdf), 1 - cdf[-1]]
+    c0, c1 = clipped(float(pair.x0)), clipped(float(pair.x1))
+    return np.outer(c0, c0).ravel(), np.outer(c1, c1).ravel()
+
+
+def _law_noisy_max_exponential(entry, mech, pair) -> tuple[np.ndarray, np.ndarray]:  # noqa: ANN001
+    """max_i (x_i + Exp(b)): CDF prod_i (1 - e^(-(t - x_i)/b))_+ on a fine grid."""
+    grid = np.arange(-5, 400, 0.02)
+
+    def bins(x: np.ndarray) -> np.ndarray:
+        cdf = np.prod([np.where(grid > v, -np.expm1(-(grid - v) / mech.scale), 0.0) for v in x], axis=0)
+        return np.diff(np.r_[0.0, cdf, 1.0])
+    return bins(np.asarray(pair.x0, float)), bins(np.asarray(pair.x1, float))
+
+
+def _law_svt_outputs_value(entry, mech, pair) -> tuple[np.ndarray, np.ndarray]:  # noqa: ANN001
+    """Sparse vector with cutoff 1 releasing the value: the output (index i of the first ⊤, its value v) has density
+    f_nu(v - x_i) * int_{r <= v - T} f_rho(r) prod_{j<i} F_nu(T + r - x_j) dr; plus "no ⊤" (grid of r and v)."""
+    assert int(mech.cutoff) == 1
+    T, bt, bq = float(mech.threshold), float(mech.threshold_scale), float(mech.query_scale)
+    r = np.arange(-40 * bt, 40 * bt, 0.01)
+    v = np.arange(-30 * bq, 40 * bq, 0.02)
+    pdf = lambda z, b: np.exp(-np.abs(z) / b) / (2 * b)  # noqa: E731
+    cdf = lambda z, b: np.where(z < 0, 0.5 * np.exp(z / b), 1 - 0.5 * np.exp(-z / b))  # noqa: E731
+
+    def law(x: np.ndarray) -> np.ndarray:
+        out, g = [], pdf(r, bt)
+        for i in range(len(x)):
+            G = np.cumsum(g) * 0.01
+            out.append(pdf(v - x[i], bq) * np.interp(v - T, r, G, left=0.0, right=G[-1]) * 0.02)
+            g = g * cdf(T + r - x[i], bq)
+        return np.r_[np.concatenate(out), max(0.0, float(np.sum(g) * 0.01))]
+    return law(np.asarray(pair.x0, float)), law(np.asarray(pair.x1, float))
+
+
+#: entries whose exact law the oracle knows (the entry's mechanism and pairs)
+ORACLES = {
+    "laplace-half-noise": _law_laplace,
+    "geometric-ignores-sensitivity": _law_geometric,
+    "budget-spent-twice": _law_two_laplace,
+    "svt-outputs-value": _law_svt_outputs_value,
+    "noisy-max-returns-value-exponential": _law_noisy_max_exponential,
+}
+
+
+def oracle(entry, alpha: float) -> tuple[str, int | None, int | None]:  # noqa: ANN001
+    """(pair label, fixed-sample n, anytime n) of the best event over the entry's pairs and directions."""
+    mech, eps = build_mechanism(entry), entry.claim.epsilon
+    best: tuple[float, str, float, float] | None = None
+    for pair in build_pairs(entry, 0):
+        P0, P1 = ORACLES[entry.id](entry, mech, pair)
+        for p, q in _superlevel_events(P0, P1, eps):
+            # normal approximation to rank the events, then the exact requirement of the best few
+            z = stats.norm.ppf(1 - alpha / 2)
+            gap = math.log(p / q) - eps
+            approx = (z * (math.sqrt((1 - p) / p) + math.sqrt((1 - q) / q)) / gap) ** 2
+            if best is None or approx < best[0]:
+                best = (approx, pair.label, p, q)
+    if best is None:
+        return "-", None, None
+    _, label, p, q = best
+    fixed = _least_n(p, q, eps, alpha / 2, _cp_bound)
+    anytime = [n for w in (1000, 4000, 16000)
+               if (n := _least_n(p, q, eps, alpha / 2, _cs_bound(p, q, w))) is not None]
+    return f"{label}: p = {p:.4g}, q = {q:.4g}, ln(p/q) = {math.log(p / q):.3g}", fixed, min(anytime, default=None)
+
+
+def seeds_and_oracles(ids: list[str], seeds: int, alpha: float, workers: int) -> list[str]:
+    suite = load_suite(ROOT / "audits" / "catalogue.toml")
+    lines = ["| entry | run seeds: median samples to verdict | ≤ 10⁴ | oracle event (best pair) | oracle, "
+             "fixed-sample (Clopper–Pearson) | oracle, anytime (confidence sequences) |", "|---|---|---|---|---|---|"]
+    for entry in suite.entries:
+        if entry.id not in ids:
+            continue
+        stv = []
+        for s in range(seeds):
+            o = run_entry(entry, "quick", s, workers, sequential=True)
+            stv.append((o.details or {}).get("anytime", {}).get("samples_to_verdict", 0)
+                       if o.outcome == "violation" else math.inf)
+        med = float(np.median(stv))
+        within = sum(v <= GOAL for v in stv)
+        if entry.id in ORACLES:
+            event, fixed, anytime = oracle(entry, alpha)
+        else:
+            event, fixed, anytime = "(law not in closed form here)", None, None
+        fmt = lambda n: "-" if n is None else f"{n:,}"  # noqa: E731
+        lines.append(f"| `{entry.id}` | {med:,.0f} | {within}/{seeds} | {event} | {fmt(fixed)} | {fmt(anytime)} |")
+    lines.append("")
+    lines.append(f"Run seeds 0 .. {seeds - 1}; oracle: the least n per input at which the expected counts of the best "
+                 f"event certify ε > claim (about even odds), α = {alpha} (α/2 per bound).")
     return lines
 
 
@@ -93,8 +268,12 @@ def main() -> None:
     ap.add_argument("--runs", type=int, default=200, help="anytime audits per calibration mechanism")
     ap.add_argument("--samples", type=int, default=20_000, help="test budget per input of a calibration run")
     ap.add_argument("--search", type=int, default=10_000, help="search samples of a calibration run's last round")
+    ap.add_argument("--first", type=int, default=4_000, help="least test budget of a calibration run's first round "
+                    "(4000: two rounds, alpha/2 each)")
     ap.add_argument("--alpha", type=float, default=0.05)
     ap.add_argument("--workers", type=int, default=1, help="workers of the catalogue runs")
+    ap.add_argument("--seeds", type=int, default=8, help="run seeds of the entries at least twice their claim that "
+                    "miss 10⁴ (0: no such table, no oracle)")
     ap.add_argument("--skip-false-alarms", action="store_true")
     args = ap.parse_args()
     print(f"Command: `{' '.join(['python docs/anytime_calibration.py', *sys.argv[1:]])}`")
@@ -103,15 +282,24 @@ def main() -> None:
         t0 = time.perf_counter()
         print("**False alarms** of `audit_anytime` on correct mechanisms whose claim is tight:")
         print()
-        print("\n".join(false_alarms(args.runs, args.samples, args.search, args.alpha)))
+        print("\n".join(false_alarms(args.runs, args.samples, args.search, args.first, args.alpha)))
         print(f"({time.perf_counter() - t0:.0f} s)")
         print()
     t0 = time.perf_counter()
     print("**Samples to a verdict** on the catalogue's violations (`dpverify run --sequential`, quick budgets, "
           "run seed 0):")
     print()
-    print("\n".join(verdicts(args.workers)))
+    missed: list[str] = []
+    print("\n".join(verdicts(args.workers, missed)))
     print(f"({time.perf_counter() - t0:.0f} s)")
+    if args.seeds > 0 and missed:
+        t0 = time.perf_counter()
+        print()
+        print("**Run seeds and oracle** for the entries at least twice their claim that miss 10⁴ at run seed 0 or whose "
+              "law the oracle knows:")
+        print()
+        print("\n".join(seeds_and_oracles(missed, args.seeds, args.alpha, args.workers)))
+        print(f"({time.perf_counter() - t0:.0f} s)")
 
 
 if __name__ == "__main__":

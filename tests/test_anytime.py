@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import math
 
+import numpy as np
 import pytest
 from scipy import stats
 
@@ -17,7 +18,9 @@ from algorithms.classic.laplace import Laplace
 from algorithms.classic.randomized_response import RandomizedResponse
 from dpverify.errors import InputError
 from dpverify.results import Verdict
-from dpverify.statistical.anytime import AnytimeResult, audit_anytime, round_plan, stream_batches
+from dpverify.statistical.anytime import AnytimeResult, audit_anytime, round_levels, round_plan, stream_batches
+from dpverify.statistical.auditor import power_ranks
+from dpverify.statistical.search import Candidate
 
 
 def test_round_plan_spends_alpha_and_the_budget() -> None:
@@ -25,13 +28,32 @@ def test_round_plan_spends_alpha_and_the_budget() -> None:
     assert [n for n, _, _ in plan] == [11_764, 47_058, 188_235, 752_943]
     assert sum(n for n, _, _ in plan) == 1_000_000
     assert [s for _, s, _ in plan] == [2_353, 9_412, 37_647, 150_589]
+    assert [a for _, _, a in plan] == pytest.approx([0.025, 0.025 / 3, 0.025 / 3, 0.025 / 3])
     assert sum(a for _, _, a in plan) == pytest.approx(0.05)
     assert round_plan(1000, 1000, 1000, 4.0, 0.1) == [(1000, 1000, 0.1)]
+    # the first of several rounds searches on at most a quarter of its test budget
+    assert round_plan(200_000, 200_000, 8_000, 4.0, 0.05)[0][:2] == (9_523, 2_380)
+    assert sum(round_levels(0.05, 5)) == pytest.approx(0.05) and round_levels(0.05, 1) == [0.05]
 
 
-def test_stream_batches_double_up_to_the_batch_size() -> None:
-    assert stream_batches(5000, 256, 1024) == [256, 512, 1024, 1024, 1024, 1024, 136]
+def test_stream_batches_grow_by_a_sixteenth_up_to_the_batch_size() -> None:
+    assert stream_batches(5000, 256, 1024) == [256] * 17 + [272, 289, 87]
+    sizes = stream_batches(1_000_000, 256, 100_000)
+    assert sum(sizes) == 1_000_000 and len(sizes) < 120
+    assert all(b <= max(256, a // 16 + 1) for a, b in zip(np.cumsum(sizes), sizes[1:]))
+    assert max(stream_batches(10**8, 256, 100_000)) == 100_000
     assert sum(stream_batches(123_457, 256, 100_000)) == 123_457
+
+
+def test_power_ranks_prefer_an_event_that_can_exceed_the_claim() -> None:
+    """An event almost certain under both inputs ranks below one whose ratio is about twice the claim, though its
+    projected bound is the larger when every candidate's bound is below zero (what search_phase's default
+    ranking would choose)."""
+    trivial = Candidate(None, 0, 0.0, 1189, 1190, "tail")
+    real = Candidate(None, 0, 0.0, 624, 512, "tail")
+    rare = Candidate(None, 0, 0.0, 3, 0, "tail")
+    ranks = power_ranks([trivial, real, rare], np.array([1190] * 3), 9523, 3.0, 0.0, 0.1)
+    assert ranks[1] > ranks[0] and ranks[1] > ranks[2]
 
 
 @pytest.mark.parametrize("kwargs, match", [

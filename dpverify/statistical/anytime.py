@@ -3,15 +3,19 @@
 ``audit_anytime(mechanism, pairs, epsilon, samples=N)`` looks for the violation :func:`dpverify.audit` looks for --
 an event ``S`` with ``P[M(x) in S] > e^eps P[M(x') in S] + delta`` -- but tests its candidate events on a *stream*
 of fresh batches and stops at the first batch after which the evidence certifies a violation.  A gross violation
-stops after a few hundred samples per input; a subtle one as soon as the evidence is there; a mechanism without a
-detectable violation spends the whole budget.
+stops after the first round's search and a few hundred test samples per input; a subtle one as soon as the evidence
+is there; a mechanism without a detectable violation spends the whole budget.
 
 **Rounds.**  The test budget ``N`` is split into ``R`` rounds of geometrically growing size (ratio ``growth``,
-the first at least ``first_samples``, summing to ``N``).  Round ``r`` searches events on its own search sample,
-growing with the round like its test budget (:func:`dpverify.statistical.auditor.search_phase`: the audit's
-event families, the finalists chosen on the search sample only), then counts the finalists on fresh batches of
-``first_batch``, ``2 first_batch``, ... (at most ``batch_size``) outputs per input until the round's budget is
-spent.  Every round draws from its own seed; every batch from the seed of its coordinates, so results do not
+the first at least ``first_samples``, by default 8000: about what certifying a violation of twice a claim of 0.1
+takes on the best event, so that such a violation can stop in the first round).  Round ``r`` searches events on its
+own search sample, growing with the round like its test budget (the first of several rounds at most a quarter of
+its test budget; :func:`dpverify.statistical.auditor.search_phase`: the audit's event families, the finalists
+chosen on the search sample only, ranked by how many standard errors of their search estimate their projected
+bound lies above the claim -- their chance of certifying it -- rather than by the bound itself), then counts the
+finalists on fresh batches of ``first_batch`` outputs per input until the stream has ``16 first_batch``, then of a
+sixteenth of the stream so far (stopping points about 6 % apart, at most ``batch_size``) until the round's budget
+is spent.  Every round draws from its own seed; every batch from the seed of its coordinates, so results do not
 depend on the number of workers.
 
 **Bounds.**  After every batch each finalist ``(pair, direction, S)`` has two confidence sequences
@@ -20,7 +24,8 @@ a lower one for ``p = P[M(x) in S]`` and an upper one for ``q = P[M(x') in S]``,
 the search sample's counts (independent of the test stream).  They give ``eps_t = ln((p_low,t - delta) /
 q_high,t)`` (Jagielski et al., NeurIPS 2020), and the audit stops with a violation when ``eps_t > epsilon``.
 
-**Validity (why stopping at any batch costs nothing).**  Round ``r`` gets level ``alpha_r = alpha / R``.  In round
+**Validity (why stopping at any batch costs nothing).**  The first of ``R > 1`` rounds gets level ``alpha_1 = alpha /
+2``, each other ``alpha_r = alpha / (2 (R - 1))`` (:func:`round_levels`; fixed before any data).  In round
 ``r`` with ``F_r`` finalists each of the ``2 F_r`` sequences runs at level ``alpha_r / (2 F_r)``; a sequence holds
 at *every* batch at once except with that probability (Ville's inequality), whatever rule stops it.  The finalists
 are chosen on search samples independent of the round's test stream, so conditional on them the union bound over
@@ -74,6 +79,19 @@ __all__ = ["AnytimeResult", "Round", "audit_anytime", "round_plan", "stream_batc
 
 #: prior weight of a finalist's confidence sequences, as a fraction of its search (scoring-half) sample
 PRIOR_FRACTION = 0.25
+#: share of the level spent by the first of several rounds (the others share the rest equally)
+FIRST_ALPHA = 0.5
+#: a stream's batch is the outputs so far over this (stopping points ``1 + 1/STREAM_STEP`` apart)
+STREAM_STEP = 16
+#: rank a round's candidates by their chance of certifying the claim (search_phase's target) rather than by their
+#: projected bound
+RANK_BY_POWER = True
+#: least default test budget of the first round: about what a confidence sequence needs to certify a violation of
+#: twice a claim of 0.1 on the best event at the first round's level (docs/anytime_calibration.py, "oracle")
+FIRST_SAMPLES = 8000
+#: the first of several rounds searches at most 1/FIRST_SEARCH_RATIO of its test budget (a gross violation stops
+#: after that search and a few hundred test outputs)
+FIRST_SEARCH_RATIO = 4
 NAN_POLICIES = ("raise", "outcome")
 
 
@@ -192,7 +210,8 @@ def round_plan(samples: int, search_samples: int, first_samples: int, growth: fl
     """``(test budget, search samples, alpha)`` of every round, smallest first: ``R`` test budgets in ratio
     ``growth`` summing to ``samples``, ``R`` the largest with the first at least ``first_samples`` (one round when
     even that is too many); search samples in proportion to the test budget, at least ``min(search_samples,
-    1000)``; ``alpha / R`` each."""
+    1000)``, the first of several rounds at most a quarter of its test budget; levels ``alpha / 2`` for the first of
+    several rounds, ``alpha / (2 (R - 1))`` for each other (:func:`round_levels`), summing to ``alpha``."""
     samples = check_count("samples", samples)
     search_samples = check_count("search_samples", search_samples)
     first_samples = check_count("first_samples", first_samples)
@@ -207,17 +226,44 @@ def round_plan(samples: int, search_samples: int, first_samples: int, growth: fl
     budgets = [int(samples * w // sum(weights)) for w in weights]
     budgets[-1] += samples - sum(budgets)
     floor = min(search_samples, 1000)
-    return [(n, max(floor, round(search_samples * n / samples), 2), alpha / k) for n in budgets]
+    searches = [max(floor, round(search_samples * n / samples), 2) for n in budgets]
+    if k > 1:
+        searches[0] = min(searches[0], max(floor, budgets[0] // FIRST_SEARCH_RATIO, 2))
+    return list(zip(budgets, searches, round_levels(alpha, k)))
+
+
+def round_levels(alpha: float, rounds: int) -> list[float]:
+    """The level of each of ``rounds`` rounds, summing to ``alpha``: the first of several rounds gets ``alpha`` times
+    :data:`FIRST_ALPHA` (``1/2``), the others share the rest equally (``alpha / (2 (R - 1))`` each).  The first
+    round gets more because the violations a small budget can certify stop there; sharing the rest equally keeps
+    the last round, where the subtle ones stop, within ``ln(2 (R-1) / R)`` of ``alpha / R`` in the log-boundary."""
+    if rounds == 1:
+        return [alpha]
+    rest = alpha * (1 - FIRST_ALPHA) / (rounds - 1)
+    return [alpha - rest * (rounds - 1)] + [rest] * (rounds - 1)
+
+
+def sequence_z(level: float, n_test: int, n_search: int) -> float:
+    """About how many standard errors wide a confidence sequence at ``level`` is after ``n_test`` draws, its prior
+    weighing ``PRIOR_FRACTION`` of the scoring half of ``n_search``: ``sqrt(2 ln(1/level) + ln(1 + n/rho))``, the
+    normal-mixture boundary (Howard et al. 2021, sec. 3) with ``rho`` the prior weight.  Used to rank a round's
+    candidates (search data only), never for a bound."""
+    rho = max(2.0, PRIOR_FRACTION * (n_search - n_search // 2))
+    return math.sqrt(2.0 * math.log(1.0 / level) + math.log1p(n_test / rho))
 
 
 def stream_batches(total: int, first_batch: int, batch_size: int) -> list[int]:
-    """Batch sizes of a round's test stream: ``first_batch``, doubling, at most ``batch_size``, summing to
-    ``total``."""
+    """Batch sizes of a round's test stream, summing to ``total``: ``first_batch`` until the stream has
+    ``STREAM_STEP first_batch``, then ``1/STREAM_STEP`` of the outputs so far (stopping points about 6 % apart), at
+    most ``batch_size``.  A confidence sequence may be looked at after every batch for free; fine batches let the
+    stream stop close to the sample size at which the evidence suffices (doubling batches overshoot it by up to
+    ×2)."""
     out: list[int] = []
-    size = min(first_batch, batch_size)
-    while sum(out) < total:
-        out.append(min(size, total - sum(out)))
-        size = min(2 * size, batch_size)
+    done = 0
+    while done < total:
+        size = min(max(first_batch, done // STREAM_STEP), batch_size, total - done)
+        out.append(size)
+        done += size
     return out
 
 
@@ -267,11 +313,13 @@ event_families, pool
         Search outputs per input of the last round (default ``min(samples, 200_000)``); earlier rounds search on
         proportionally fewer (at least 1000).
     first_samples
-        Least test budget of the first round (default ``min(samples, max(1000, samples // 256))``).
+        Least test budget of the first round (default ``min(samples, max(8000, samples // 256))``).  The first
+        round searches on at most a quarter of its test budget.
     growth
         Ratio between the test budgets of consecutive rounds.
     first_batch
-        Outputs per input of the first batch of each round's test stream; batches double up to ``batch_size``.
+        Outputs per input of the first sixteen batches of each round's test stream; then a sixteenth of the stream so
+        far, at most ``batch_size``.
 
     Returns
     -------
@@ -288,7 +336,7 @@ event_families, pool
     >>> def no_noise(x, n, rng):
     ...     return x + 0.0 * rng.random(n)
     >>> r = audit_anytime(no_noise, [(0.0, 1.0)], epsilon=1.0, samples=100_000, seed=0, workers=1)
-    >>> r.violation, r.samples_to_verdict <= 2000
+    >>> r.violation, r.samples_to_verdict <= 6000
     (True, True)
     """
     t0 = time.perf_counter()
@@ -304,7 +352,7 @@ event_families, pool
     if search_samples < 2:
         raise InputError("search_samples must be at least 2")
     if first_samples is None:
-        first_samples = min(samples, max(1000, samples // 256))
+        first_samples = min(samples, max(FIRST_SAMPLES, samples // 256))
     batch_size = check_count("batch_size", batch_size)
     first_batch = check_count("first_batch", first_batch)
     finalists = check_count("finalists", finalists)
@@ -335,9 +383,10 @@ event_families, pool
         for r, (n_test, n_search, a_r) in enumerate(plan):
             r_entropy = int(np.random.SeedSequence([entropy, r]).generate_state(1, np.uint64)[0])
             found = search_phase(mechanism, pair_list, search_samples=n_search, n_test=n_test,
-                                 z=normal_quantile(a_r / (2 * finalists)), delta=delta, entropy=r_entropy, pool=pool,
-                                 batch_size=batch_size, finalists=finalists, nan_policy=nan_policy,
-                                 float_bits=float_bits, event_families=event_families)
+                                 z=sequence_z(a_r / (2 * finalists), n_test, n_search), delta=delta,
+                                 entropy=r_entropy, pool=pool, batch_size=batch_size, finalists=finalists,
+                                 nan_policy=nan_policy, float_bits=float_bits, event_families=event_families,
+                                 target=epsilon if RANK_BY_POWER else None)
             timing = timing + found.timing
             kinds.update(found.kinds)
             histograms = histograms or found.histograms

@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
 import numpy as np
+from numpy.typing import NDArray
 
 from dpverify.statistical.contract import (
     check_batches_distinct,
@@ -67,6 +68,8 @@ from dpverify.statistical.stats import (
     clopper_pearson_upper,
     epsilon_lower_bound,
     normal_quantile,
+    wilson_lower,
+    wilson_upper,
 )
 
 __all__ = ["audit", "search_phase", "SearchPhase", "DEFAULT_SAMPLES"]
@@ -209,14 +212,48 @@ class SearchPhase:
     timing: BatchTiming
 
 
+#: with a target, candidates ranked this many standard errors below it are not tested (unless nothing ranks higher)
+POWER_FLOOR = -3.0
+
+
+def power_ranks(candidates: Sequence[Candidate], n_score: NDArray[np.int64], n_test: int, z: float, delta: float,
+                target: float) -> NDArray[np.float64]:
+    """``(b - target) / se``: ``b`` the bound a candidate is projected to reach on ``n_test`` test samples at the
+    normal quantile ``z`` if its scoring-half frequencies were exact, ``se`` the standard error of ``ln(p_num /
+    p_den)`` estimated from those counts (each count at least 1/2).  Higher is likelier to exceed ``target``: a
+    candidate far above it on few counts and one just above it on many both rank well; an event almost certain
+    under both inputs, or rare and seen once, does not.  Uses the search sample only."""
+    if not candidates:
+        return np.zeros(0)
+    ns = np.asarray(n_score, dtype=np.float64)
+    k_num = np.array([c.count_num for c in candidates], dtype=np.float64)
+    k_den = np.array([c.count_den for c in candidates], dtype=np.float64)
+    p_num, p_den = k_num / ns, k_den / ns
+    lo = wilson_lower(p_num, n_test, z)
+    hi = wilson_upper(p_den, n_test, z)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        b = epsilon_lower_bound(np.maximum(lo, 0.0), hi, delta)
+        se = np.sqrt((1 - p_num) / np.maximum(k_num, 0.5) + (1 - p_den) / np.maximum(k_den, 0.5)
+                     + 1.0 / ns)
+        out = (b - target) / se
+    return np.where(np.isfinite(out) | (out > 0), out, -np.inf)
+
+
 def search_phase(mechanism: Mechanism, pair_list: Sequence[Pair], *, search_samples: int, n_test: int, z: float,
                  delta: float, entropy: int, pool: WorkerPool, batch_size: int, finalists: int, nan_policy: str,
-                 float_bits: bool = False, event_families: Sequence[EventFamily] = ()) -> SearchPhase:
+                 float_bits: bool = False, event_families: Sequence[EventFamily] = (),
+                 target: float | None = None) -> SearchPhase:
     """Phase 1 of :func:`audit`: sample ``search_samples`` outputs per input of every pair (and the atom sweep, a
     tenth of ``n_test`` when that is larger), search the events and choose at most ``finalists`` of them, ranked by
     the bound they are projected to reach on ``n_test`` fresh samples at the normal quantile ``z``.  The samples are
     seeded from ``entropy`` (phases ``SEARCH_PHASE`` and ``SWEEP_PHASE``): the same finalists on any number of
-    workers.  Also used by :func:`dpverify.statistical.anytime.audit_anytime` for its search rounds."""
+    workers.  Also used by :func:`dpverify.statistical.anytime.audit_anytime` for its search rounds.
+
+    ``target`` (the anytime audit passes its claimed ε): rank by :func:`power_ranks` instead, how many standard
+    errors of its search estimate a candidate's projected bound lies above ``target`` -- the chance that the
+    event certifies the violation, rather than the bound it is projected to reach.  Without it (the audit), an
+    event whose optimism-corrected bound is not positive is chosen only when nothing is, and then the least
+    negative, usually an event almost certain under both inputs, which cannot exceed any ε > 0."""
     samples = n_test
     timing = NO_TIME
 
@@ -263,22 +300,27 @@ def search_phase(mechanism: Mechanism, pair_list: Sequence[Pair], *, search_samp
     # ---- choose finalists: best optimism-corrected scores, one per (pair, direction) and slot: point masses
     # (atoms, NaN) have a slot of their own, so that a large tail event cannot crowd out a rare atom ------
     n_score = search_samples - search_samples // 2
-    ranks = rank_candidates([c for _, c in candidates], np.array([c.n_score or n_score for _, c in candidates]),
-                            samples, z, delta)
+    n_scores = np.array([c.n_score or n_score for _, c in candidates])
+    if target is None:
+        ranks = rank_candidates([c for _, c in candidates], n_scores, samples, z, delta)
+    else:
+        ranks = power_ranks([c for _, c in candidates], n_scores, samples, z, delta, target)
     chosen: list[tuple[int, Candidate]] = []
     seen_groups: set[tuple[int, int, str]] = set()
     order = np.argsort(-ranks, kind="stable")
     # one finalist is reserved for the best point-mass candidate whose own (uncorrected) scoring-half score is
     # positive: a rare atom seen a few times and never under the neighbour is structure, not luck, but the
     # optimism correction sized for many candidates would push it below every tail event
-    mass = [r for r in order if candidates[r][1].family in MASS_FAMILIES and candidates[r][1].score > 0]
+    # (with a target: whose score exceeds the target -- an atom projected below the claim cannot certify it)
+    floor = 0.0 if target is None else target
+    mass = [r for r in order if candidates[r][1].family in MASS_FAMILIES and candidates[r][1].score > floor]
     if mass and finalists > 1:
         order = np.r_[mass[:1], [r for r in order if r != mass[0]]].astype(np.intp)
     for r in order:
         i, c = candidates[r]
         # a projected bound <= 0 cannot show a violation but would cost Bonferroni budget;
         # only the best candidate is tested when no candidate is positive
-        useless = ranks[r] <= 0 and r != order[0]
+        useless = (ranks[r] <= 0 if target is None else ranks[r] <= POWER_FLOOR) and r != order[0]
         slot = (i, c.direction, "mass" if c.family in MASS_FAMILIES else "shape")
         if not np.isfinite(ranks[r]) or useless or slot in seen_groups:
             continue

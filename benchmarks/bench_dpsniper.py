@@ -1,0 +1,518 @@
+"""dpverify side by side with DP-Sniper on DP-Sniper's default benchmark set (issue 22).
+
+    python -m benchmarks.bench_dpsniper --mirror DIR               # DP-Sniper at --fraction of its default budget
+    python -m benchmarks.bench_dpsniper --quick                    # smoke run: a fifth of that fraction
+    python -m benchmarks.bench_dpsniper --fraction 0.002 --only LaplaceMechanism,NoisyHist1
+    python -m benchmarks.bench_dpsniper --write docs/performance.md  # also rewrite the generated section
+    python -m benchmarks.bench_dpsniper --no-dpsniper              # dpverify's half only
+
+**DP-Sniper** (Bichsel, Gehr, Drachsler-Cohen, Tsankov, Vechev, S&P 2021; ``eth-sri/dp-sniper`` at commit
+:data:`DPSNIPER_COMMIT`, the last one of its history, 2021-08-27) is not on the package registry: it is installed
+from a git copy of its repository (``--mirror DIR``, a bare clone or snapshot holding that commit, or the
+``DPSNIPER_MIRROR`` environment variable) into its own virtual environment, never into the project's:
+``python -m venv DIR``, ``git --git-dir=MIRROR archive COMMIT | tar -x -C DIR/src``, ``pip install`` of
+:data:`DPSNIPER_PINS` (its ``setup.py`` requirements at versions that install on Python 3.11; torch as the CPU-only
+wheel ``2.13.0+cpu`` where the index has it, else the regular ``torch==2.13.0``), then ``pip install --no-deps
+DIR/src``.  DP-Sniper runs there as a subprocess (``benchmarks/dpsniper_runner.py``: its docstring says which of
+DP-Sniper's code runs and how the budget, times and samples are counted), 2 processes, logistic-regression
+classifier as in ``exp_default.py``.
+
+**dpverify** audits the same mechanism (:data:`MAPPING`: a class of ``algorithms/`` with DP-Sniper's parameters, or
+a port of :mod:`benchmarks.dpsniper_mechanisms`) on DP-Sniper's own input pairs (``PatternGenerator``'s patterns;
+dpverify tests both directions of each, DP-Sniper lists both orders) with :func:`dpverify.audit`, ``workers = 2``,
+``alpha = 1 − confidence`` (0.1: DP-Sniper's 90 %), ``search_samples = n_train`` and ``samples = n_final // 3``
+outputs per input (at most 3 finalists, each on one pair): at most ``2·n_final`` outputs for the final test, the
+outputs of DP-Sniper's final estimate, and fewer in all than DP-Sniper draws (:func:`dpverify_outputs` against
+:func:`benchmarks.dpsniper_runner.samples_used`).
+
+Goal of issue 22, per mechanism: dpverify's ε lower bound ≥ DP-Sniper's, in ≤ 1/10 of DP-Sniper's wall time.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import math
+import os
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Iterable
+
+import numpy as np
+
+from benchmarks import dpsniper_runner as runner
+from benchmarks.bench_graph import (LoadMeter, background_busy, bench_arguments, fmt_busy, report_header,
+                                    usable_cpus, verdict, wait_for_idle, write_section)
+
+BEGIN, END = "<!-- BEGIN dpsniper -->", "<!-- END dpsniper -->"
+ROOT = Path(__file__).resolve().parent.parent
+RUNNER = Path(__file__).resolve().parent / "dpsniper_runner.py"
+DEFAULT_VENV = Path(".bench-venv/dpsniper")
+DPSNIPER_REPO = "eth-sri/dp-sniper"
+#: the pinned commit of DP-Sniper (its last: "added bibtex entry", 2021-08-27)
+DPSNIPER_COMMIT = "ee087b2584ca97d1064154db5dd2bda0bb5a8ceb"
+#: torch: the CPU-only build (no CUDA libraries; found by pip where its index or find-links have it)
+TORCH_CPU, TORCH_REGULAR = "torch==2.13.0+cpu", "torch==2.13.0"
+#: DP-Sniper's setup.py requirements (matplotlib, pandas, numpy, torch, tensorboard, scikit-learn, mmh3), pinned
+DPSNIPER_PINS: tuple[str, ...] = (TORCH_CPU, "numpy==2.4.6", "scikit-learn==1.8.0", "pandas==3.1.1",
+                                  "matplotlib==3.11.2", "tensorboard==2.21.0", "mmh3==5.3.1")
+MARKER = "DPSNIPER_COMMIT"
+
+SPEED_GOAL: float = 10.0        # DP-Sniper seconds / dpverify seconds
+WORKERS: int = 2
+#: default fraction of DDConfig's budget (a full run at 1.0 takes days on 2 cores; see docs/performance.md)
+DEFAULT_FRACTION: float = 0.01
+QUICK_FACTOR: float = 0.2       # --quick runs at a fifth of --fraction
+
+#: DP-Sniper's reference log (eth-sri/dp-sniper eval_sp2021/reference-results/dd_search_reg_data.log, logistic
+#: regression, default budget, confidence 0.9): name -> (eps_lcb, seconds = time_dd_search + time_final_estimate_eps)
+PUBLISHED: dict[str, tuple[float, float]] = {
+    "LaplaceMechanism": (0.0968, 21), "TruncatedGeometricMechanism": (0.1156, 19), "NoisyHist1": (0.09779, 38),
+    "NoisyHist2": (4.602, 41), "ReportNoisyMax1": (0.09225, 62), "ReportNoisyMax2": (0.0975, 58),
+    "ReportNoisyMax3": (0.2478, 62), "ReportNoisyMax4": (0.3463, 63), "SparseVectorTechnique1": (0.0858, 126),
+    "SparseVectorTechnique2": (0.08593, 160), "SparseVectorTechnique3": (0.1716, 160),
+    "SparseVectorTechnique4": (0.1687, 130), "SparseVectorTechnique5": (1.761, 59),
+    "SparseVectorTechnique6": (0.272, 96), "Rappor": (0.293, 145), "OneTimeRappor": (0.5978, 89),
+    "LaplaceParallel": (0.03495, 104), "SVT34Parallel": (0.261, 364), "PrefixSum": (0.504, 97),
+    "NumericalSVT": (0.03432, 152),
+}
+
+
+@dataclass(frozen=True)
+class Target:
+    """dpverify's version of one DP-Sniper mechanism."""
+    mechanism: str                  # "module:Class"
+    params: dict[str, Any] = field(default_factory=dict)
+    claim: float = 0.1              # the ε DP-Sniper's instance is configured with (composed for the parallel ones)
+    entry: str = ""                 # the suite entry with this mechanism ("file:id"), if any
+    port: bool = False              # a port in benchmarks/dpsniper_mechanisms.py
+
+    def build(self) -> Any:
+        module, name = self.mechanism.split(":")
+        return getattr(importlib.import_module(module), name)(**self.params)
+
+
+_GEO_CLAIM = math.log1p(2.0 ** -math.ceil(math.log(2.0 / 0.1)))
+SVT_T1 = {"epsilon": 0.1, "threshold": 1.0}
+#: DP-Sniper name -> dpverify's mechanism with DP-Sniper's parameters (exp_default.py and the class defaults:
+#: ε = 0.1 everywhere, SVT c = 1 and T = 1 except SVT1's T = 0.5, SVT34Parallel and NumericalSVT c = 2, T = 1)
+MAPPING: dict[str, Target] = {
+    "LaplaceMechanism": Target("algorithms.classic.laplace:Laplace", {"epsilon": 0.1}, entry="catalogue:laplace"),
+    "TruncatedGeometricMechanism": Target("benchmarks.dpsniper_mechanisms:GeoSample", {"epsilon": 0.1, "n_max": 5},
+                                          claim=_GEO_CLAIM, port=True),
+    "NoisyHist1": Target("algorithms.classic.histogram:Histogram", {"epsilon": 0.1}, entry="catalogue:histogram"),
+    "NoisyHist2": Target("algorithms.broken.histogram_scale_epsilon:HistogramScaleEpsilon", {"epsilon": 0.1},
+                         entry="catalogue:histogram-scale-epsilon"),
+    "ReportNoisyMax1": Target("algorithms.classic.noisy_max:ReportNoisyMax", {"epsilon": 0.1, "noise": "laplace"},
+                              entry="catalogue:noisy-max-laplace"),
+    "ReportNoisyMax2": Target("algorithms.classic.noisy_max:ReportNoisyMax", {"epsilon": 0.1, "noise": "exponential"},
+                              entry="catalogue:noisy-max-exponential"),
+    "ReportNoisyMax3": Target("algorithms.broken.noisy_max_returns_value:NoisyMaxReturnsValue",
+                              {"epsilon": 0.1, "noise": "laplace"}, entry="catalogue:noisy-max-returns-value-laplace"),
+    "ReportNoisyMax4": Target("algorithms.broken.noisy_max_returns_value:NoisyMaxReturnsValue",
+                              {"epsilon": 0.1, "noise": "exponential"},
+                              entry="catalogue:noisy-max-returns-value-exponential"),
+    "SparseVectorTechnique1": Target("algorithms.classic.sparse_vector:SparseVector",
+                                     {"epsilon": 0.1, "threshold": 0.5, "cutoff": 1}, entry="catalogue:svt (T = 1)"),
+    "SparseVectorTechnique2": Target("algorithms.classic.sparse_vector_dwork_roth:SparseVectorDworkRoth",
+                                     {**SVT_T1, "cutoff": 1}, entry="public:svt2"),
+    "SparseVectorTechnique3": Target("algorithms.broken.svt_outputs_value:SVTOutputsValue", {**SVT_T1, "cutoff": 1},
+                                     entry="catalogue:svt-outputs-value (ε = 1)"),
+    "SparseVectorTechnique4": Target("algorithms.broken.svt_unscaled_query_noise:SVTUnscaledQueryNoise",
+                                     {**SVT_T1, "cutoff": 1}, entry="catalogue:svt-unscaled-query-noise"),
+    "SparseVectorTechnique5": Target("algorithms.broken.svt_no_query_noise:SVTNoQueryNoise", dict(SVT_T1),
+                                     entry="catalogue:svt-no-query-noise"),
+    "SparseVectorTechnique6": Target("algorithms.broken.svt_no_cutoff:SVTNoCutoff", dict(SVT_T1),
+                                     entry="catalogue:svt-no-cutoff (ε = 1)"),
+    "Rappor": Target("algorithms.classic.rappor:Rappor",
+                     {"f": 0.75, "p": 0.45, "q": 0.55, "n_hashes": 4, "filter_size": 20},
+                     claim=0.40008336459729044, entry="public:rappor"),
+    "OneTimeRappor": Target("algorithms.classic.rappor:OneTimeRappor", {"f": 0.95, "n_hashes": 4, "filter_size": 20},
+                            claim=0.800667668455861, entry="public:one-time-rappor"),
+    "LaplaceParallel": Target("algorithms.classic.parallel:LaplaceParallel", {"epsilon_each": 0.005, "copies": 20},
+                              entry="public:laplace-parallel"),
+    "SVT34Parallel": Target("algorithms.broken.svt34_parallel:SVT34Parallel",
+                            {"epsilon_each": 0.1, "threshold": 1.0, "cutoff": 2}, claim=0.2,
+                            entry="public:svt34-parallel"),
+    "PrefixSum": Target("algorithms.classic.prefix_sum:PrefixSum", {"epsilon": 0.1}, entry="public:prefix-sum-linf"),
+    "NumericalSVT": Target("algorithms.classic.numerical_svt:NumericalSVT", {**SVT_T1, "cutoff": 2},
+                           entry="public:numerical-svt"),
+}
+
+
+# --------------------------------------------------------------------------------------------------
+# DP-Sniper's venv and runner
+# --------------------------------------------------------------------------------------------------
+
+
+class VenvError(RuntimeError):
+    """DP-Sniper's virtual environment could not be made or used (the message says why)."""
+
+
+def venv_python(venv: Path) -> Path:
+    return venv / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
+
+
+def find_mirror(given: Path | None) -> Path | None:
+    """The git copy of DP-Sniper to install from: ``given``, else ``$DPSNIPER_MIRROR``; ``None`` if neither."""
+    if given is not None:
+        return given
+    env = os.environ.get("DPSNIPER_MIRROR")
+    return Path(env) if env else None
+
+
+def _run(cmd: list[str], log: Callable[[str], None], **kw: Any) -> subprocess.CompletedProcess:
+    log(f"[bench_dpsniper] {' '.join(cmd)}")
+    return subprocess.run(cmd, capture_output=True, text=True, **kw)
+
+
+def _fail(cmd: list[str], r: subprocess.CompletedProcess) -> VenvError:
+    tail = "\n".join((r.stderr or r.stdout).strip().splitlines()[-5:])
+    return VenvError(f"`{' '.join(cmd)}` failed (exit {r.returncode}): {tail}")
+
+
+PROBE = ("import json, torch, numpy, sklearn, mmh3, dpsniper.experiments.exp_default; "
+         "print(json.dumps({'torch': torch.__version__, 'numpy': numpy.__version__}))")
+
+
+def venv_ready(venv: Path, commit: str = DPSNIPER_COMMIT) -> dict[str, Any] | None:
+    """The versions in ``venv`` when it holds DP-Sniper at ``commit`` and imports it; else ``None``."""
+    py, marker = venv_python(venv), venv / MARKER
+    if not py.exists() or not marker.exists() or marker.read_text().strip() != commit:
+        return None
+    r = subprocess.run([str(py), "-c", PROBE], capture_output=True, text=True)
+    return json.loads(r.stdout.strip().splitlines()[-1]) if r.returncode == 0 else None
+
+
+def ensure_venv(venv: Path, mirror: Path | None, log: Callable[[str], None] = lambda s: None,
+                commit: str = DPSNIPER_COMMIT) -> Path:
+    """``venv``'s interpreter, creating the venv from ``mirror`` at ``commit`` when it does not hold DP-Sniper yet;
+    raises :class:`VenvError` with the failing command's output."""
+    if venv_ready(venv, commit) is not None:
+        return venv_python(venv)
+    if mirror is None:
+        raise VenvError(f"{venv} does not hold DP-Sniper at {commit[:12]} and no git copy of {DPSNIPER_REPO} was "
+                        "given (--mirror DIR or DPSNIPER_MIRROR).")
+    py, src = venv_python(venv), venv / "src"
+    cmd = [sys.executable, "-m", "venv", str(venv)]
+    if (r := _run(cmd, log)).returncode != 0:
+        raise _fail(cmd, r)
+    import shutil
+    import tarfile
+    shutil.rmtree(src, ignore_errors=True)
+    src.mkdir(parents=True)
+    cmd = ["git", f"--git-dir={mirror}", "archive", "--format=tar", commit]
+    log(f"[bench_dpsniper] {' '.join(cmd)} | tar -x -C {src}")
+    proc = subprocess.run(cmd, capture_output=True)
+    if proc.returncode != 0:
+        raise VenvError(f"`{' '.join(cmd)}` failed (exit {proc.returncode}): {proc.stderr.decode(errors='replace')}")
+    import io
+    with tarfile.open(fileobj=io.BytesIO(proc.stdout)) as tar:
+        tar.extractall(src, filter="data") if hasattr(tarfile, "data_filter") else tar.extractall(src)
+    pip = [str(py), "-m", "pip", "install", "--quiet", "--disable-pip-version-check"]
+    cmd = [*pip, *DPSNIPER_PINS]
+    if (r := _run(cmd, log)).returncode != 0:
+        log(f"[bench_dpsniper] no CPU-only torch wheel ({TORCH_CPU}); trying {TORCH_REGULAR}")
+        cmd = [*pip, TORCH_REGULAR, *DPSNIPER_PINS[1:]]
+        if (r := _run(cmd, log)).returncode != 0:
+            raise _fail(cmd, r)
+    cmd = [*pip, "--no-deps", str(src)]
+    if (r := _run(cmd, log)).returncode != 0:
+        raise _fail(cmd, r)
+    (venv / MARKER).write_text(commit + "\n")
+    if venv_ready(venv, commit) is None:
+        r = subprocess.run([str(py), "-c", PROBE], capture_output=True, text=True)
+        raise _fail([str(py), "-c", "import dpsniper ..."], r)
+    return py
+
+
+def parse_runner_output(lines: Iterable[str]) -> tuple[dict[str, dict[str, Any]], dict[str, Any] | None, bool]:
+    """``dpsniper_runner.py``'s JSON lines -> (results by mechanism name, start-up line, finished)."""
+    results: dict[str, dict[str, Any]] = {}
+    startup, done = None, False
+    for line in lines:
+        line = line.strip()
+        if not line.startswith("{"):
+            continue
+        try:
+            obj = json.loads(line)
+        except json.JSONDecodeError:
+            continue
+        if obj.get("done"):
+            done = True
+        elif "startup_seconds" in obj:
+            startup = obj
+        elif "name" in obj:
+            for key in ("eps_lcb", "eps", "search_eps"):
+                if isinstance(obj.get(key), str):
+                    obj[key] = float(obj[key])
+            results[obj["name"]] = obj
+    return results, startup, done
+
+
+def run_dpsniper(py: Path, spec: dict[str, Any], log: Callable[[str], None] = lambda s: None) -> dict[str, Any]:
+    """Run the runner in DP-Sniper's venv; returns ``{"results", "startup", "seconds", "error"}``."""
+    t0 = time.perf_counter()
+    proc = subprocess.Popen([str(py), str(RUNNER)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, cwd=str(ROOT))
+    assert proc.stdin is not None and proc.stdout is not None
+    proc.stdin.write(json.dumps(spec))
+    proc.stdin.close()
+    lines = []
+    for line in proc.stdout:
+        lines.append(line)
+        if line.startswith('{"name"'):
+            obj = json.loads(line)
+            log(f"[bench_dpsniper] DP-Sniper {obj['name']}: " + (obj.get("error") or
+                f"ε LB {obj['eps_lcb']} (estimate {obj['eps']}) on {obj['a1']} / {obj['a2']} in "
+                f"{obj['seconds']:.1f} s, {obj['samples']:,} outputs"))
+    stderr = proc.stderr.read() if proc.stderr is not None else ""
+    code = proc.wait()
+    results, startup, done = parse_runner_output(lines)
+    error = None
+    if code != 0 or not done:
+        error = f"dpsniper_runner.py exited with {code}: " + " ".join(stderr.strip().splitlines()[-3:])
+    return {"results": results, "startup": startup, "seconds": time.perf_counter() - t0, "error": error}
+
+
+# --------------------------------------------------------------------------------------------------
+# dpverify's half
+# --------------------------------------------------------------------------------------------------
+
+
+def dpverify_pairs(name: str) -> list[tuple[Any, Any]]:
+    """DP-Sniper's input pairs of ``name`` (one order each) as dpverify inputs: a scalar for 1-dimensional domains
+    (int for DP-Sniper's INT domains), else a float or int array."""
+    spec = runner.DEFAULT_SET[name]
+    dims, base, bounds = spec["domain"]
+    out = []
+    for a1, a2 in runner.pattern_pairs(dims, base, bounds, spec["component_wise"], swapped=False):
+        conv = (lambda a: np.asarray(a, dtype=np.int64 if base == "INT" else np.float64))
+        x1, x2 = conv(a1), conv(a2)
+        out.append((x1.reshape(()).item() if dims == 1 else x1, x2.reshape(()).item() if dims == 1 else x2))
+    return out
+
+
+def dpverify_budget(cfg: dict[str, Any], finalists: int = 3) -> tuple[int, int]:
+    """``(samples, search_samples)`` per input for dpverify at DP-Sniper's budget ``cfg``: ``n_final // finalists``
+    and ``n_train``."""
+    return max(1, cfg["n_final"] // finalists), max(1, cfg["n_train"])
+
+
+def dpverify_outputs(n_pairs: int, samples: int, search_samples: int, finalists: int = 3) -> int:
+    """At most this many mechanism outputs in one :func:`dpverify.audit`: ``search_samples`` (or the atom sweep, a
+    tenth of ``samples``, when larger) per input of every pair, and ``samples`` per input of each finalist's pair."""
+    from dpverify.statistical.auditor import SWEEP_FRACTION
+    sweep = samples // SWEEP_FRACTION if samples // SWEEP_FRACTION > search_samples else 0
+    return 2 * n_pairs * (search_samples + sweep) + 2 * min(finalists, n_pairs) * samples
+
+
+def witness_pair(pairs: list[tuple[Any, Any]], index: int, direction: int) -> str:
+    """The witness's pair as DP-Sniper writes it: the input whose event probability is the larger one first."""
+    x0, x1 = pairs[index]
+    a, b = (x0, x1) if direction == 0 else (x1, x0)
+    return fmt_pair(np.asarray(a).reshape(-1).tolist(), np.asarray(b).reshape(-1).tolist())
+
+
+def run_dpverify(names: Iterable[str], cfg: dict[str, Any], seed: int, workers: int = WORKERS,
+                 log: Callable[[str], None] = lambda s: None) -> dict[str, dict[str, Any]]:
+    """:func:`dpverify.audit` of each mechanism of :data:`MAPPING` on DP-Sniper's pairs at :func:`dpverify_budget`."""
+    import dpverify
+    samples, search = dpverify_budget(cfg)
+    out: dict[str, dict[str, Any]] = {}
+    for name in names:
+        target, pairs = MAPPING[name], dpverify_pairs(name)
+        try:
+            res = dpverify.audit(target.build(), pairs, target.claim, samples=samples, search_samples=search,
+                                 alpha=1.0 - cfg["confidence"], seed=seed, workers=workers)
+            w = res.witness
+            out[name] = {"bound": float(res.epsilon_lower_bound), "seconds": float(res.seconds),
+                         "violation": bool(res.violation), "claim": target.claim, "samples": samples,
+                         "search_samples": search, "outputs": dpverify_outputs(len(pairs), samples, search),
+                         "witness": None if w is None else witness_pair(pairs, w.test.pair_index, w.test.direction),
+                         "error": None}
+        except Exception as exc:  # noqa: BLE001 -- reported in the table
+            out[name] = {"bound": math.nan, "seconds": math.nan, "violation": None, "claim": target.claim,
+                         "samples": samples, "search_samples": search, "outputs": None, "witness": None,
+                         "error": f"{type(exc).__name__}: {exc}"}
+        o = out[name]
+        log(f"[bench_dpsniper] dpverify {name}: " + (o["error"] or f"ε LB {o['bound']:.4g} in {o['seconds']:.1f} s"))
+    return out
+
+
+# --------------------------------------------------------------------------------------------------
+# comparison and report
+# --------------------------------------------------------------------------------------------------
+
+
+def ratio(a: float | None, b: float | None) -> float:
+    """``a / b`` (``nan`` when either is missing or not finite or ``b`` is 0)."""
+    if a is None or b is None or not b or not math.isfinite(a) or not math.isfinite(b):
+        return math.nan
+    return a / b
+
+
+def compare(dp: dict[str, Any], ds: dict[str, Any] | None) -> dict[str, Any]:
+    """One mechanism's row: bound ratio (dpverify / DP-Sniper), speed-up (DP-Sniper s / dpverify s), goal."""
+    row: dict[str, Any] = {"dp_bound": dp["bound"], "dp_seconds": dp["seconds"], "goal": None}
+    if ds is None or ds.get("error") or dp.get("error"):
+        row["ds_error"] = None if ds is None else ds.get("error")
+        return row
+    row.update(ds_bound=float(ds["eps_lcb"]), ds_seconds=float(ds["seconds"]))
+    row["bound_ratio"] = ratio(dp["bound"], row["ds_bound"]) if row["ds_bound"] > 0 else math.nan
+    row["speed"] = ratio(row["ds_seconds"], dp["seconds"])
+    row["tighter"] = dp["bound"] >= row["ds_bound"]
+    row["faster"] = bool(row["speed"] >= SPEED_GOAL)
+    row["goal"] = bool(row["tighter"] and row["faster"])
+    return row
+
+
+def fmt_eps(x: float | None) -> str:
+    if x is None or (isinstance(x, float) and math.isnan(x)):
+        return "–"
+    return "∞" if math.isinf(x) else f"{x:.4g}"
+
+
+def fmt_ratio(x: float | None) -> str:
+    return "–" if x is None or math.isnan(x) else f"{x:.2f}×"
+
+
+def fmt_pair(a1: Any, a2: Any) -> str:
+    def one(a: Any) -> str:
+        v = [int(t) if float(t).is_integer() else t for t in (a if isinstance(a, list) else [a])]
+        return str(v[0]) if len(v) == 1 else "[" + ",".join(str(t) for t in v) + "]"
+    return f"{one(a1)} / {one(a2)}"
+
+
+def report(command: str, fraction: float, cfg: dict[str, Any], seed: int, names: list[str],
+           dp: dict[str, dict[str, Any]], ds: dict[str, Any] | None, busy: tuple[float | None, float | None,
+                                                                                  float | None],
+           ds_error: str | None, venv: Path, versions: dict[str, Any] | None, smoke: bool) -> str:
+    L = report_header(command, seed, busy, " and the ratios between the two tools less so")
+    ds_results = {} if ds is None else ds["results"]
+    rows = {n: compare(dp[n], ds_results.get(n)) for n in names if n in dp}
+    if smoke:
+        L += [f"**Smoke run at {fraction:g} of DP-Sniper's default budget: it checks that the harness works end to "
+              "end; the bounds of both tools are far looser than at the full budget and the times are dominated by "
+              "fixed costs. Not a measurement of either tool.**", ""]
+    samples, search = dpverify_budget(cfg)
+    if ds_error:
+        L += [f"**DP-Sniper did not run: {ds_error}** Only dpverify's half was measured; compare it with the published "
+              "column.", ""]
+    else:
+        assert ds is not None
+        ver = versions or {}
+        L += [f"DP-Sniper: `{DPSNIPER_REPO}` at `{DPSNIPER_COMMIT[:12]}` in `{venv}` (torch {ver.get('torch', '?')}, "
+              f"numpy {ver.get('numpy', '?')}), logistic regression as in its `exp_default.py`, "
+              f"{WORKERS} processes, **{fraction:g} of its default budget**: n_train = n = {cfg['n_train']:,}, "
+              f"n_check = {cfg['n_check']:,}, n_final = {cfg['n_final']:,} outputs per input, confidence "
+              f"{cfg['confidence']:g}; its process pool's start-up "
+              f"({(ds.get('startup') or {}).get('startup_seconds', 0.0):.1f} s) is not counted; the whole DP-Sniper "
+              f"half took {ds['seconds']:.0f} s. dpverify: `dpverify.audit`, {WORKERS} workers, α = "
+              f"{1 - cfg['confidence']:.2g}, {search:,} search + {samples:,} test outputs per input on DP-Sniper's "
+              "pairs (both directions).", ""]
+    L += ["| DP-Sniper mechanism | dpverify mechanism | DP-Sniper: ε LB (pair), time, outputs | published ε LB, s | "
+          "dpverify: ε LB (pair), time, outputs (at most) | bound ratio | speed-up | goal |",
+          "|---|---|---|---|---|---|---|---|"]
+    n_goal = n_cmp = 0
+    for n in names:
+        if n not in dp:
+            continue
+        t, d, r = MAPPING[n], dp[n], rows[n]
+        mech = f"`{t.mechanism.split(':')[1]}`" + (" (port)" if t.port else "")
+        s = ds_results.get(n)
+        if s is None:
+            scell = "–" if not r.get("ds_error") else f"error: {r['ds_error']}"
+        elif s.get("error"):
+            scell = f"error: {s['error']}"
+        else:
+            scell = (f"{fmt_eps(float(s['eps_lcb']))} ({fmt_pair(s['a1'], s['a2'])}), {s['seconds']:.1f} s, "
+                     f"{s['samples'] / 1e6:.1f} M")
+        pub = PUBLISHED.get(n)
+        pcell = f"{pub[0]:g}, {pub[1]:g}" if pub else "–"
+        if d["error"]:
+            dcell = f"error: {d['error']}"
+        else:
+            dcell = (f"{fmt_eps(d['bound'])} ({d['witness'] or 'no witness'}), {d['seconds']:.1f} s, "
+                     f"{d['outputs'] / 1e6:.1f} M")
+        if r["goal"] is not None:
+            n_cmp += 1
+            n_goal += bool(r["goal"])
+            gcell = (verdict(bool(r["goal"])) + ("" if r["goal"] else
+                     " (" + ", ".join(x for x, ok in (("bound", r["tighter"]), ("time", r["faster"])) if not ok)
+                     + ")"))
+        else:
+            gcell = "n/a"
+        L.append(f"| {n} | {mech} | {scell} | {pcell} | {dcell} | {fmt_ratio(r.get('bound_ratio'))} | "
+                 f"{fmt_ratio(r.get('speed'))} | {gcell} |")
+    L += ["", f"Goal (dpverify's ε LB ≥ DP-Sniper's, in ≤ 1/{SPEED_GOAL:g} of its wall time) met on "
+          f"**{n_goal} of {n_cmp}** mechanisms" + (" (smoke run)." if smoke else "."), ""]
+    L.append("How to read it. Both bounds are 1 − α = 90 % lower confidence bounds on ε (DP-Sniper: Clopper–Pearson "
+             "on its best pair's final estimate, union bound over the two probabilities; dpverify: over every pair, "
+             "direction and event it tested). Bound ratio = dpverify's / DP-Sniper's; speed-up = DP-Sniper's time / "
+             "dpverify's. DP-Sniper's time is its search over every pair plus the final estimate (the two timed "
+             "regions of its `my_experiment.py`); dpverify's the audit's wall time. Outputs = mechanism outputs "
+             "drawn (dpverify's: the most its budget allows). Published = DP-Sniper's reference log at the full "
+             "budget (hardware not recorded). DP-Sniper's bound is negative when the lower bound of its first "
+             "probability falls below the upper bound of the second (no evidence; dpverify reports 0 then). "
+             "DP-Sniper reseeds its workers from fresh entropy: its row is one random run.")
+    return "\n".join(L)
+
+
+def main(argv: list[str] | None = None) -> int:
+    import argparse
+    args_list = list(sys.argv[1:] if argv is None else argv)
+    extra = argparse.ArgumentParser(add_help=False)
+    extra.add_argument("--venv", type=Path, default=DEFAULT_VENV)
+    extra.add_argument("--mirror", type=Path, default=None)
+    extra.add_argument("--fraction", type=float, default=DEFAULT_FRACTION)
+    extra.add_argument("--only", default="")
+    extra.add_argument("--no-dpsniper", action="store_true")
+    ours, rest = extra.parse_known_args(args_list)
+    args = bench_arguments("python -m benchmarks.bench_dpsniper", __doc__,
+                           f"smoke run: {QUICK_FACTOR:g} × --fraction", rest)
+    fraction = ours.fraction * (QUICK_FACTOR if args.quick else 1.0)
+    names = [n.strip() for n in ours.only.split(",") if n.strip()] or list(runner.DEFAULT_SET)
+    unknown = [n for n in names if n not in runner.DEFAULT_SET]
+    if unknown:
+        print(f"--only: unknown mechanism(s) {unknown}; choose from {', '.join(runner.DEFAULT_SET)}", file=sys.stderr)
+        return 2
+    cfg = runner.scaled_config(fraction)
+    command = " ".join(["python -m benchmarks.bench_dpsniper", *args_list])
+
+    def log(s: str) -> None:
+        print(s, file=sys.stderr, flush=True)
+
+    busy_before = wait_for_idle(args.wait_idle, "bench_dpsniper")
+    meter = LoadMeter()
+    log(f"[bench_dpsniper] background load {fmt_busy(busy_before)}; {usable_cpus()} usable CPUs; fraction "
+        f"{fraction:g}; dpverify half ...")
+    dp = run_dpverify(names, cfg, args.seed, log=log)
+    ds, ds_error, versions = None, None, None
+    if ours.no_dpsniper:
+        ds_error = "skipped (--no-dpsniper)."
+    else:
+        try:
+            py = ensure_venv(ours.venv, find_mirror(ours.mirror), log)
+            versions = venv_ready(ours.venv)
+            spec = {"fraction": fraction, "processes": WORKERS, "seed": args.seed, "tasks": names}
+            ds = run_dpsniper(py, spec, log)
+            ds_error = ds["error"]
+        except (VenvError, OSError) as exc:
+            ds_error = str(exc)
+    busy = (busy_before, meter.others(), background_busy())
+    smoke = args.quick or fraction < DEFAULT_FRACTION or len(names) < len(runner.DEFAULT_SET)
+    text = report(command, fraction, cfg, args.seed, names, dp, ds, busy, ds_error, ours.venv, versions, smoke)
+    print(text)
+    if args.write is not None:
+        write_section(args.write, text, BEGIN, END)
+        log(f"\n[bench_dpsniper] wrote the generated section of {args.write}")
+    rows = [compare(dp[n], (ds or {}).get("results", {}).get(n)) for n in names]
+    return 0 if rows and all(r["goal"] for r in rows) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
