@@ -36,7 +36,6 @@ import math
 import os
 import subprocess
 import sys
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable
@@ -44,6 +43,7 @@ from typing import Any, Callable, Iterable
 import numpy as np
 
 from benchmarks import dpsniper_runner as runner
+from benchmarks.peer_runner import floats, json_objects, run_runner
 from benchmarks.bench_graph import (LoadMeter, background_busy, bench_arguments, fmt_busy, report_header,
                                     usable_cpus, verdict, wait_for_idle, write_section)
 
@@ -233,49 +233,26 @@ def parse_runner_output(lines: Iterable[str]) -> tuple[dict[str, dict[str, Any]]
     """``dpsniper_runner.py``'s JSON lines -> (results by mechanism name, start-up line, finished)."""
     results: dict[str, dict[str, Any]] = {}
     startup, done = None, False
-    for line in lines:
-        line = line.strip()
-        if not line.startswith("{"):
-            continue
-        try:
-            obj = json.loads(line)
-        except json.JSONDecodeError:
-            continue
+    for obj in json_objects(lines):
         if obj.get("done"):
             done = True
         elif "startup_seconds" in obj:
             startup = obj
         elif "name" in obj:
-            for key in ("eps_lcb", "eps", "search_eps"):
-                if isinstance(obj.get(key), str):
-                    obj[key] = float(obj[key])
-            results[obj["name"]] = obj
+            results[obj["name"]] = floats(obj, ("eps_lcb", "eps", "search_eps"))
     return results, startup, done
 
 
 def run_dpsniper(py: Path, spec: dict[str, Any], log: Callable[[str], None] = lambda s: None) -> dict[str, Any]:
     """Run the runner in DP-Sniper's venv; returns ``{"results", "startup", "seconds", "error"}``."""
-    t0 = time.perf_counter()
-    proc = subprocess.Popen([str(py), str(RUNNER)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, cwd=str(ROOT))
-    assert proc.stdin is not None and proc.stdout is not None
-    proc.stdin.write(json.dumps(spec))
-    proc.stdin.close()
-    lines = []
-    for line in proc.stdout:
-        lines.append(line)
-        if line.startswith('{"name"'):
-            obj = json.loads(line)
-            log(f"[bench_dpsniper] DP-Sniper {obj['name']}: " + (obj.get("error") or
-                f"ε LB {obj['eps_lcb']} (estimate {obj['eps']}) on {obj['a1']} / {obj['a2']} in "
-                f"{obj['seconds']:.1f} s, {obj['samples']:,} outputs"))
-    stderr = proc.stderr.read() if proc.stderr is not None else ""
-    code = proc.wait()
-    results, startup, done = parse_runner_output(lines)
-    error = None
-    if code != 0 or not done:
-        error = f"dpsniper_runner.py exited with {code}: " + " ".join(stderr.strip().splitlines()[-3:])
-    return {"results": results, "startup": startup, "seconds": time.perf_counter() - t0, "error": error}
+    def show(obj: dict[str, Any]) -> None:
+        log(f"[bench_dpsniper] DP-Sniper {obj['name']}: " + (obj.get("error") or
+            f"ε LB {obj['eps_lcb']} (estimate {obj['eps']}) on {obj['a1']} / {obj['a2']} in "
+            f"{obj['seconds']:.1f} s, {obj['samples']:,} outputs"))
+
+    lines, error, seconds = run_runner(py, RUNNER, spec, ROOT, on_result=show, result_key="name")
+    results, startup, _ = parse_runner_output(lines)
+    return {"results": results, "startup": startup, "seconds": seconds, "error": error}
 
 
 # --------------------------------------------------------------------------------------------------

@@ -35,7 +35,6 @@ draws of the noise it uses (10^6 outputs, best of k).
 from __future__ import annotations
 
 import dataclasses
-import json
 import math
 import os
 import subprocess
@@ -47,6 +46,7 @@ from typing import Any, Callable, Iterable
 
 import numpy as np
 
+from benchmarks.peer_runner import floats, json_objects, run_runner
 from benchmarks.bench_graph import (LoadMeter, background_busy, bench_arguments, fmt_busy, fmt_time, report_header,
                                     usable_cpus, verdict, wait_for_idle, write_section)
 
@@ -181,49 +181,26 @@ def parse_runner_output(lines: Iterable[str]) -> tuple[dict[str, dict[str, Any]]
     """``statdp_runner.py``'s JSON lines -> (results by task id, warm-up seconds, finished)."""
     results: dict[str, dict[str, Any]] = {}
     warmup, done = None, False
-    for line in lines:
-        line = line.strip()
-        if not line.startswith("{"):
-            continue
-        try:
-            obj = json.loads(line)
-        except json.JSONDecodeError:
-            continue
+    for obj in json_objects(lines):
         if obj.get("done"):
             done = True
         elif "warmup_seconds" in obj:
             warmup = float(obj["warmup_seconds"])
         elif "id" in obj:
-            for key in ("bound", "verdict_p"):
-                if isinstance(obj.get(key), str):
-                    obj[key] = float(obj[key])
-            results[obj["id"]] = obj
+            results[obj["id"]] = floats(obj, ("bound", "verdict_p"))
     return results, warmup, done
 
 
 def run_statdp(py: Path, spec: dict[str, Any], log: Callable[[str], None] = lambda s: None) -> dict[str, Any]:
     """Run the runner in StatDP's venv; returns ``{"results", "warmup", "seconds", "error"}``."""
-    t0 = time.perf_counter()
-    proc = subprocess.Popen([str(py), str(RUNNER)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, cwd=str(ROOT))
-    assert proc.stdin is not None and proc.stdout is not None
-    proc.stdin.write(json.dumps(spec))
-    proc.stdin.close()
-    lines = []
-    for line in proc.stdout:
-        lines.append(line)
-        if '"id"' in line:
-            obj = json.loads(line)
-            log(f"[bench_peers] StatDP {obj['id']}: " + (obj.get("error") or
-                f"p = {obj['verdict_p']:.3g} at ε = {obj['claim']:g} in {obj['verdict_seconds']:.1f} s, "
-                f"bound {obj['bound']} after {len(obj['probes'])} probes ({obj['bound_seconds']:.1f} s)"))
-    stderr = proc.stderr.read() if proc.stderr is not None else ""
-    code = proc.wait()
-    results, warmup, done = parse_runner_output(lines)
-    error = None
-    if code != 0 or not done:
-        error = f"statdp_runner.py exited with {code}: " + " ".join(stderr.strip().splitlines()[-3:])
-    return {"results": results, "warmup": warmup, "seconds": time.perf_counter() - t0, "error": error}
+    def show(obj: dict[str, Any]) -> None:
+        log(f"[bench_peers] StatDP {obj['id']}: " + (obj.get("error") or
+            f"p = {obj['verdict_p']:.3g} at ε = {obj['claim']:g} in {obj['verdict_seconds']:.1f} s, "
+            f"bound {obj['bound']} after {len(obj['probes'])} probes ({obj['bound_seconds']:.1f} s)"))
+
+    lines, error, seconds = run_runner(py, RUNNER, spec, ROOT, on_result=show, result_key="id")
+    results, warmup, _ = parse_runner_output(lines)
+    return {"results": results, "warmup": warmup, "seconds": seconds, "error": error}
 
 
 # --------------------------------------------------------------------------------------------------

@@ -1,0 +1,60 @@
+"""Running a peer tool's runner script in the peer's own virtual environment (StatDP: ``statdp_runner.py``,
+DP-Sniper: ``dpsniper_runner.py``): the JSON spec goes to its stdin, one JSON object per line comes back on its
+stdout (a result per task as it finishes, a start-up or warm-up line, ``{"done": true}`` at the end)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import time
+from collections.abc import Callable, Iterable, Iterator
+from pathlib import Path
+from typing import Any
+
+
+def json_objects(lines: Iterable[str]) -> Iterator[dict[str, Any]]:
+    """The JSON objects among ``lines`` (other lines -- a peer's own prints -- are skipped)."""
+    for line in lines:
+        line = line.strip()
+        if not line.startswith("{"):
+            continue
+        try:
+            obj = json.loads(line)
+        except json.JSONDecodeError:
+            continue
+        if isinstance(obj, dict):
+            yield obj
+
+
+def floats(obj: dict[str, Any], keys: Iterable[str]) -> dict[str, Any]:
+    """``obj`` with the ``keys`` a runner wrote as strings (``"inf"``, ``"nan"``) turned into floats."""
+    for key in keys:
+        if isinstance(obj.get(key), str):
+            obj[key] = float(obj[key])
+    return obj
+
+
+def run_runner(py: Path, runner: Path, spec: dict[str, Any], cwd: Path, *,
+               on_result: Callable[[dict[str, Any]], None], result_key: str) -> tuple[list[str], str | None, float]:
+    """Run ``py runner`` with ``spec`` on its stdin; ``on_result(obj)`` for every result line (an object with
+    ``result_key``) as it arrives.  Returns (every stdout line, an error message when the runner failed or did not
+    finish, wall seconds)."""
+    t0 = time.perf_counter()
+    proc = subprocess.Popen([str(py), str(runner)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, cwd=str(cwd))
+    assert proc.stdin is not None and proc.stdout is not None
+    proc.stdin.write(json.dumps(spec))
+    proc.stdin.close()
+    lines = []
+    for line in proc.stdout:
+        lines.append(line)
+        for obj in json_objects([line]):
+            if result_key in obj:
+                on_result(obj)
+    stderr = proc.stderr.read() if proc.stderr is not None else ""
+    code = proc.wait()
+    done = any(obj.get("done") for obj in json_objects(lines))
+    error = None
+    if code != 0 or not done:
+        error = f"{runner.name} exited with {code}: " + " ".join(stderr.strip().splitlines()[-3:])
+    return lines, error, time.perf_counter() - t0
