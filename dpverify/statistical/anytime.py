@@ -72,8 +72,9 @@ from dpverify.results import Measured, PrivacyClaim, ViolationVerdict
 from dpverify.statistical.auditor import DEFAULT_SAMPLES, DEFAULT_SEARCH_CAP, search_phase
 from dpverify.statistical.confseq import ProportionSequence, centred_prior
 from dpverify.statistical.contract import check_pairs_differ, check_rng_contract, declares_seedless
-from dpverify.statistical.result import REPRODUCIBLE_NOTE, EventTest, LibraryTiming, Witness
-from dpverify.statistical.stats import epsilon_lower_bound, normal_quantile
+from dpverify.statistical.result import (REPRODUCIBLE_NOTE, EventTest, LibraryTiming, Witness, bound_text, claim_text,
+                                         trailing_notes, witness_text)
+from dpverify.statistical.stats import epsilon_lower_bound
 
 __all__ = ["AnytimeResult", "Round", "audit_anytime", "round_plan", "stream_batches"]
 
@@ -167,21 +168,14 @@ class AnytimeResult(ViolationVerdict):
 
     def summary(self) -> str:
         """One paragraph in the project's wording rules."""
-        lb = self.epsilon_lower_bound
-        lb_txt = f"{lb:.4g}" if math.isfinite(lb) else str(lb)
-        claim = f"ε = {self.epsilon:g}" + (f", δ = {self.delta:g}" if self.delta > 0 else "")
+        lb_txt, claim = bound_text(self.epsilon_lower_bound), claim_text(self.epsilon, self.delta)
         where = (f"stopped after {self.samples_to_verdict} samples per input ({self.search_samples} search + "
                  f"{self.test_samples} test, round {len(self.rounds)} of {self.planned_rounds})")
-        extras = (f" Note: {REPRODUCIBLE_NOTE}." if not self.reproducible else "") + \
-                 (f" Library: {self.library.summary()}." if self.library is not None else "")
+        extras = trailing_notes(self.reproducible, self.library)
         if self.violation:
-            w = self.witness
-            assert w is not None
-            den = "x1" if w.test.direction == 0 else "x0"
-            extra = f" (never observed in {w.test.samples} samples under {den})" if w.test.impossible else ""
+            assert self.witness is not None
             return (f"VIOLATION of the claim {claim}: true ε ≥ {lb_txt} with confidence {self.confidence:.0%} "
-                    f"(anytime-valid), witness pair '{w.pair.label}' direction {w.test.direction}, event "
-                    f"{w.event}{extra}; {where}.{extras}")
+                    f"(anytime-valid), {witness_text(self.witness)}; {where}.{extras}")
         return (f"No violation of the claim {claim} detected over {counted(self.n_pairs, 'pair')}; {where}, the whole "
                 f"budget (ε lower bound {lb_txt} at confidence {self.confidence:.0%}, anytime-valid). "
                 f"This is not a proof of privacy.{extras}")

@@ -18,7 +18,8 @@ from dpverify._validation import counted
 from dpverify.jsonsafe import json_clean, json_float
 from dpverify.neighbours import Pair
 
-__all__ = ["EventTest", "Witness", "AuditResult", "LibraryTiming", "LedgerResult", "REPRODUCIBLE_NOTE"]
+__all__ = ["EventTest", "Witness", "AuditResult", "LibraryTiming", "LedgerResult", "REPRODUCIBLE_NOTE", "claim_text",
+           "bound_text", "witness_text", "trailing_notes"]
 
 #: The note of an audit whose mechanism declares ``reproducible = False`` (it draws its own randomness).
 REPRODUCIBLE_NOTE = ("the mechanism draws its own randomness: the same seed does not reproduce this run; the "
@@ -177,6 +178,31 @@ def _jsonable(x: Any) -> Any:
     return repr(x)
 
 
+
+
+def claim_text(epsilon: float, delta: float) -> str:
+    """``"ε = 0.5"`` or ``"ε = 0.5, δ = 1e-06"``: the claim as the verdict sentences write it."""
+    return f"ε = {epsilon:g}" + (f", δ = {delta:g}" if delta > 0 else "")
+
+
+def bound_text(bound: float) -> str:
+    """An ε lower bound for a verdict sentence (4 significant digits; ``inf`` as is)."""
+    return f"{bound:.4g}" if math.isfinite(bound) else str(bound)
+
+
+def witness_text(w: Witness) -> str:
+    """``"witness pair 'p' direction 0, event E"`` plus, for an event never seen under the other input, how many
+    samples it was not seen in."""
+    den = "x1" if w.test.direction == 0 else "x0"
+    seen = f" (never observed in {w.test.samples} samples under {den})" if w.test.impossible else ""
+    return f"witness pair '{w.pair.label}' direction {w.test.direction}, event {w.event}{seen}"
+
+
+def trailing_notes(reproducible: bool, library: "LibraryTiming | None") -> str:
+    """The sentences after a verdict on reproducibility and library timing (empty when none apply)."""
+    out = "" if reproducible else f" Note: {REPRODUCIBLE_NOTE}."
+    return out + ("" if library is None else f" Library: {library.summary()}.")
+
 @dataclass(frozen=True)
 class AuditResult(ViolationVerdict):
     """Outcome of :func:`dpverify.audit`.
@@ -225,33 +251,19 @@ class AuditResult(ViolationVerdict):
 
     def summary(self) -> str:
         """One paragraph in the project's wording rules."""
-        lb = self.epsilon_lower_bound
-        lb_txt = f"{lb:.4g}" if math.isfinite(lb) else str(lb)
-        claim = f"ε = {self.epsilon:g}" + (f", δ = {self.delta:g}" if self.delta > 0 else "")
+        lb_txt, claim = bound_text(self.epsilon_lower_bound), claim_text(self.epsilon, self.delta)
+        extras = trailing_notes(self.reproducible, self.library)
         if self.violation:
-            w = self.witness
-            assert w is not None
-            den = "x1" if w.test.direction == 0 else "x0"
-            extra = f" (never observed in {w.test.samples} samples under {den})" if w.test.impossible else ""
+            assert self.witness is not None
             return (
                 f"VIOLATION of the claim {claim}: true ε ≥ {lb_txt} with confidence "
-                f"{self.confidence:.0%}, witness pair '{w.pair.label}' direction {w.test.direction}, "
-                f"event {w.event}{extra}; {self.samples} fresh samples per input.{self._extras()}"
+                f"{self.confidence:.0%}, {witness_text(self.witness)}; {self.samples} fresh samples per input.{extras}"
             )
         return (
             f"No violation of the claim {claim} detected with {self.samples} fresh samples per input "
             f"over {counted(self.n_pairs, 'pair')} (ε lower bound {lb_txt} at confidence {self.confidence:.0%}). "
-            f"This is not a proof of privacy.{self._extras()}"
+            f"This is not a proof of privacy.{extras}"
         )
-
-    def _extras(self) -> str:
-        """The sentences on reproducibility and library timing that follow the verdict (empty when none apply)."""
-        out = ""
-        if not self.reproducible:
-            out += f" Note: {REPRODUCIBLE_NOTE}."
-        if self.library is not None:
-            out += f" Library: {self.library.summary()}."
-        return out
 
     def __str__(self) -> str:
         return self.summary()
