@@ -103,3 +103,12 @@ class LedgerRecursion:
         charges.append(SimpleNamespace(kind="average", epsilon=eps / 2, delta=self.overspend * self.delta,
                                        level=None, subset="leaves", parallel=2**depth))
         return charges
+
+
+def slow_laplace(x, n, rng, epsilon=0.1, seconds=0.1):
+    """:func:`laplace`, slowed by ``seconds`` per call (the same outputs): a mechanism slow enough that the pool starts
+    its workers."""
+    import time
+
+    time.sleep(seconds)
+    return laplace(x, n, rng, epsilon)

@@ -6,6 +6,7 @@ true ε) or with overwhelming probability (violations at least 2x the claim, at 
 fixed seeds were not chosen by retrying.
 """
 
+import functools
 import math
 import pickle
 
@@ -190,21 +191,26 @@ def test_contract_violation_in_worker_process_keeps_message():
 
 
 def test_pool_runs_small_calls_here_and_starts_for_large_ones():
-    """Where a task runs is a matter of speed only: small calls stay in this process (no fork), a large one
-    starts the workers, and both give what running every task here gives."""
-    from dpverify.execution.sampling import INLINE_BELOW, SEARCH_PHASE, Task, WorkerPool, run_task
+    """Where a task runs is a matter of speed only: small calls stay in this process (no fork); a large first call
+    times its first task here and starts the workers only when the rest would take longer than starting them; every
+    way gives what running every task here gives."""
+    from dpverify.execution.sampling import INLINE_BELOW, INLINE_SECONDS, SEARCH_PHASE, Task, WorkerPool, run_task
 
-    def tasks(n_total):
+    def tasks(n_total, mech=m.laplace):
         per = n_total // 4
-        return [Task(m.laplace, 0.0, per, 5, SEARCH_PHASE, 0, 0, b, "p", "raise") for b in range(4)]
+        return [Task(mech, 0.0, per, 5, SEARCH_PHASE, 0, 0, b, "p", "raise") for b in range(4)]
 
-    small, large = tasks(INLINE_BELOW // 2), tasks(40 * INLINE_BELOW)
+    small, large = tasks(INLINE_BELOW // 2), tasks(4 * INLINE_BELOW)
+    slow = tasks(4 * INLINE_BELOW, functools.partial(m.slow_laplace, seconds=INLINE_SECONDS))
     with WorkerPool(2) as pool:
         got_small = pool.run(small)
         assert not pool.started and pool.used == 1
-        pool._rates.clear()                 # a first call: decided by its size alone
-        got_large = pool.run(large)
+        pool._rates.clear()                 # a first call: its first task, timed here, decides
+        got_large = pool.run(large)         # vectorised: the rest is faster here than starting the workers
+        assert not pool.started and pool.used == 1
+        pool._rates.clear()                 # another first call (speeds are learnt per task function)
+        got_slow = pool.run(slow)           # 3 more tasks of INLINE_SECONDS each: the workers start
         assert pool.started and pool.used == 2
-    for got, ts in ((got_small, small), (got_large, large)):
+    for got, ts in ((got_small, small), (got_large, large), (got_slow, slow)):
         for (a, _), (b, _) in zip(got, [run_task(t) for t in ts]):
             np.testing.assert_array_equal(a, b)

@@ -33,8 +33,16 @@ def gauss(x, n, rng):
     return x + rng.normal(0.0, SIGMA, size=n)
 
 
-def run(claim, samples: int = N, seed: int = 1, workers: int = 1, **kw) -> ProfileAuditResult:
-    return audit_profile(gauss, PAIRS, claim, samples=samples, seed=seed, workers=workers, **kw)
+def slow_gauss(x, n, rng):
+    """:func:`gauss` taking 0.3 s per call (the same outputs): slow enough that the pool starts its processes."""
+    import time
+
+    time.sleep(0.3)
+    return gauss(x, n, rng)
+
+
+def run(claim, samples: int = N, seed: int = 1, workers: int = 1, mechanism=gauss, **kw) -> ProfileAuditResult:
+    return audit_profile(mechanism, PAIRS, claim, samples=samples, seed=seed, workers=workers, **kw)
 
 
 def without(d, keys=("seconds", "workers")):
@@ -117,12 +125,12 @@ def test_each_point_gets_its_bonferroni_share_and_its_own_seed() -> None:
 
 
 def test_same_seed_same_result_on_one_and_two_workers() -> None:
-    # 10⁵ samples: enough outputs (2·10⁵ on the first call) for the shared pool to start its processes
-    one = run(ZCDPClaim(0.25), samples=100_000, seed=5, workers=1)
-    two = run(ZCDPClaim(0.25), samples=100_000, seed=5, workers=2)
+    # a mechanism slow enough (0.3 s per batch) for the shared pool to start its processes
+    one = run(ZCDPClaim(0.25), samples=100_000, seed=5, workers=1, mechanism=slow_gauss, deltas=[0.01])
+    two = run(ZCDPClaim(0.25), samples=100_000, seed=5, workers=2, mechanism=slow_gauss, deltas=[0.01])
     assert two.workers == 2          # the shared pool really ran on two processes
     assert without(one.to_dict()) == without(two.to_dict())
-    again = run(ZCDPClaim(0.25), samples=100_000, seed=5, workers=1)
+    again = run(ZCDPClaim(0.25), samples=100_000, seed=5, workers=1, deltas=[0.01])   # the same outputs, fast
     assert without(again.to_dict()) == without(one.to_dict())
 
 

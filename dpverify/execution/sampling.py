@@ -276,7 +276,8 @@ def remote_executor(executor: RemoteExecutor) -> Iterator[RemoteExecutor]:
 #: A pool not yet started runs a call here when it expects the call to take less than ``INLINE_SECONDS`` (forking
 #: the workers and sending them the tasks costs a sizeable part of a second): from the outputs per second of the same function
 #: measured on earlier calls run here, or, on a first call, when the tasks draw fewer than ``INLINE_BELOW`` outputs
-#: in all (a small audit, the first stages of :func:`dpverify.statistical.sequential.audit_sequential`).  Where a task runs never
+#: in all (a small audit, the first stages of :func:`dpverify.statistical.sequential.audit_sequential`).  A first call
+#: of more runs its first task here to measure the speed, then decides for the others.  Where a task runs never
 #: changes its result.
 INLINE_BELOW = 100_000
 INLINE_SECONDS = 0.25
@@ -346,14 +347,15 @@ class WorkerPool:
                 return [fn(t) for t in tasks]
             work = _outputs(tasks)
             rate = self._rates.get(fn)
+            if rate is None and math.isfinite(work) and work >= INLINE_BELOW:
+                # unknown speed: time the first task here, then decide for the others (a vectorised mechanism
+                # often draws the whole budget faster than the workers start)
+                first = self._timed(fn, tasks[:1])
+                rest = self.run(tasks[1:], fn)
+                return first + rest
             if (work / rate if rate else (0.0 if work < INLINE_BELOW else math.inf)) < INLINE_SECONDS:
                 # starting the processes would cost more than they save: run here, and learn how fast fn is
-                t0 = time.perf_counter()
-                results = [fn(t) for t in tasks]
-                elapsed = time.perf_counter() - t0
-                if elapsed > 0 and math.isfinite(work):
-                    self._rates[fn] = work / elapsed
-                return results
+                return self._timed(fn, tasks)
             self._pool = ProcessPoolExecutor(max_workers=self.workers)
         self.used = max(self.used, min(self.workers, len(tasks)))
         rate = self._rates.get(fn)
@@ -363,6 +365,16 @@ class WorkerPool:
             return list(self._pool.map(fn, tasks, chunksize=chunk))
         except DPVerifyError as exc:  # raised in a worker: its notes say where; drop the pool's remote traceback
             raise exc.with_traceback(None) from None
+
+    def _timed(self, fn: Callable[[Any], Any], tasks: Sequence[Any]) -> list[Any]:
+        """``[fn(t) for t in tasks]`` here, learning ``fn``'s outputs per second from it."""
+        t0 = time.perf_counter()
+        results = [fn(t) for t in tasks]
+        elapsed = time.perf_counter() - t0
+        work = _outputs(tasks)
+        if elapsed > 0 and math.isfinite(work) and work > 0:
+            self._rates[fn] = work / elapsed
+        return results
 
     @property
     def started(self) -> bool:
