@@ -326,7 +326,15 @@ class WorkerPool:
 
     def run(self, tasks: Sequence[Any], fn: Callable[[Any], Any] = run_task) -> list[Any]:
         """Run ``fn`` (default :func:`run_task`; :func:`run_batch` to get the timings too) on every task; results in task order (so they do not depend
-        on the number of workers).  ``fn`` must be a module-level function for the pool to pickle it."""
+        on the number of workers).  ``fn`` must be a module-level function for the pool to pickle it.  A dpverify
+        error (a mechanism that breaks the contract or raises; its notes name the user's own frames) comes without
+        the pool's frames or remote traceback, whether the task ran here or in a worker."""
+        try:
+            return self._run(tasks, fn)
+        except DPVerifyError as exc:
+            raise exc.with_traceback(None) from None
+
+    def _run(self, tasks: Sequence[Any], fn: Callable[[Any], Any]) -> list[Any]:
         if self._remote is not None and tasks and self.note is None:
             if not self._remote_checked:
                 self._remote_checked = True
@@ -351,7 +359,7 @@ class WorkerPool:
                 # unknown speed: time the first task here, then decide for the others (a vectorised mechanism
                 # often draws the whole budget faster than the workers start)
                 first = self._timed(fn, tasks[:1])
-                rest = self.run(tasks[1:], fn)
+                rest = self._run(tasks[1:], fn)
                 return first + rest
             if (work / rate if rate else (0.0 if work < INLINE_BELOW else math.inf)) < INLINE_SECONDS:
                 # starting the processes would cost more than they save: run here, and learn how fast fn is
@@ -361,10 +369,7 @@ class WorkerPool:
         rate = self._rates.get(fn)
         slow = rate is not None and _outputs(tasks) / len(tasks) / rate >= ONE_BY_ONE_SECONDS
         chunk = 1 if slow else max(1, math.ceil(len(tasks) / (4 * self.workers)))
-        try:
-            return list(self._pool.map(fn, tasks, chunksize=chunk))
-        except DPVerifyError as exc:  # raised in a worker: its notes say where; drop the pool's remote traceback
-            raise exc.with_traceback(None) from None
+        return list(self._pool.map(fn, tasks, chunksize=chunk))
 
     def _timed(self, fn: Callable[[Any], Any], tasks: Sequence[Any]) -> list[Any]:
         """``[fn(t) for t in tasks]`` here, learning ``fn``'s outputs per second from it."""
