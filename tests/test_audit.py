@@ -185,6 +185,19 @@ def test_contract_violations(mech, match):
         dpverify.audit(mech, [(0, 1)], epsilon=0.1, samples=100, workers=1)
 
 
+def shape_of_pair(x, n, rng):
+    """Outputs of one column for inputs below 5, two from 5 on: pair 0 and pair 1 disagree."""
+    return np.zeros((n, 1 if x < 5 else 2))
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_pairs_with_different_output_shapes_are_rejected(workers):
+    """Pairs searched side by side (workers = 2: pair 0 here, pair 1 on a worker) are compared once all are back:
+    the same error as when they run one after the other."""
+    with pytest.raises(MechanismError, match=r"pair 1 .*same shape and dtype"):
+        dpverify.audit(shape_of_pair, [(0, 1), (5, 6)], epsilon=0.1, samples=2000, workers=workers)
+
+
 def test_contract_violation_in_worker_process_keeps_message():
     with pytest.raises(MechanismError, match="raised ZeroDivisionError"):
         dpverify.audit(m.raises, [(0, 1)], epsilon=0.1, samples=100, batch_size=50, workers=2)

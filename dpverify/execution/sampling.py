@@ -371,6 +371,29 @@ class WorkerPool:
         chunk = 1 if slow else max(1, math.ceil(len(tasks) / (4 * self.workers)))
         return list(self._pool.map(fn, tasks, chunksize=chunk))
 
+    def run_alongside(self, tasks: Sequence[Any], fn: Callable[[Any], Any]) -> list[Any]:
+        """Like :meth:`run`, but ``tasks[0]`` runs in this process while the workers run the others: for a few large
+        tasks (the event search of each pair), so that two of them on two workers take the time of one rather than
+        of two.  Falls back to :meth:`run` with one worker, one task, a remote executor or unpicklable tasks."""
+        if self._remote is not None or self.workers <= 1 or len(tasks) <= 1 or self.note is not None:
+            return self.run(tasks, fn)
+        if self._pool is None:
+            try:
+                pickle.dumps(tasks[1])
+            except Exception:
+                return self.run(tasks, fn)
+            self._pool = ProcessPoolExecutor(max_workers=self.workers)
+        self.used = max(self.used, min(self.workers, len(tasks) - 1))
+        futures = [self._pool.submit(fn, t) for t in tasks[1:]]
+        try:
+            first = fn(tasks[0])
+            return [first] + [f.result() for f in futures]
+        except DPVerifyError as exc:
+            raise exc.with_traceback(None) from None
+        finally:
+            for f in futures:
+                f.cancel()
+
     def _timed(self, fn: Callable[[Any], Any], tasks: Sequence[Any]) -> list[Any]:
         """``[fn(t) for t in tasks]`` here, learning ``fn``'s outputs per second from it."""
         t0 = time.perf_counter()

@@ -198,6 +198,18 @@ def _pair_tasks(mechanism: Mechanism, pair: Pair, i: int, n: int, batch_size: in
                  for side, x in ((0, pair.x0), (1, pair.x1)) for b, m in enumerate(batch_sizes(n, batch_size)))
 
 
+def _check_signatures(found: Sequence[_PairFound], pair_list: Sequence[Pair]) -> None:
+    """Every pair's outputs have pair 0's signature (trailing shape, dtype), as :func:`_grouped` checks within one
+    pair: the same error when they do not."""
+    first = found[0].signature
+    for i, f in enumerate(found[1:], start=1):
+        if f.signature != first:
+            raise MechanismError(
+                f"the mechanism returned {f.signature.describe()} on pair {i} ('{pair_list[i].label}') but "
+                f"{first.describe()} on pair 0 ('{pair_list[0].label}'); every input must give outputs of the same "
+                "shape and dtype (pad or encode variable-length outputs)")
+
+
 @dataclass(frozen=True)
 class SearchPhase:
     """What phase 1 of an audit found: the finalists ``chosen`` (pair index, candidate), the number of events
@@ -281,14 +293,14 @@ def search_phase(mechanism: Mechanism, pair_list: Sequence[Pair], *, search_samp
         # the search of vector outputs fits a logistic regression; import scikit-learn once here, before
         # the pool forks, rather than once in every worker (about 1 s each, per audit)
         import sklearn.linear_model  # noqa: F401
-    first = _search_pair(job(0, None), sample)            # pair 0 here: it fixes the signature
-    found_all = [first]
-    if len(pair_list) > 1:
-        rest = [job(i, first.signature) for i in range(1, len(pair_list))]
-        if side_by_side:
-            found_all += pool.run(rest, fn=_search_pair)
-        else:
-            found_all += [_search_pair(j, sample) for j in rest]
+    if side_by_side:
+        # every pair's search at once, pair 0's in this process (sampled here too), the others on the workers;
+        # the pairs' output signatures are compared once all are back
+        found_all = pool.run_alongside([job(i, None) for i in range(len(pair_list))], fn=_search_pair)
+        _check_signatures(found_all, pair_list)
+    else:
+        first = _search_pair(job(0, None), sample)            # pair 0 first: it fixes the signature
+        found_all = [first] + [_search_pair(job(i, first.signature), sample) for i in range(1, len(pair_list))]
     for i, f in enumerate(found_all):
         signature = f.signature
         histograms[i] = f.histogram
