@@ -227,3 +227,26 @@ def test_pool_runs_small_calls_here_and_starts_for_large_ones():
     for got, ts in ((got_small, small), (got_large, large), (got_slow, slow)):
         for (a, _), (b, _) in zip(got, [run_task(t) for t in ts]):
             np.testing.assert_array_equal(a, b)
+
+
+def _pid_and_square(k: int) -> tuple[int, int]:
+    import os
+    return os.getpid(), k * k
+
+
+def test_run_alongside_runs_the_first_task_here_and_the_rest_on_the_workers():
+    """``run_alongside``: results in task order, task 0 in this process, the others in worker processes; with one
+    worker everything runs here."""
+    import os
+    from dpverify.execution.sampling import WorkerPool
+
+    with WorkerPool(2) as pool:
+        out = pool.run_alongside([0, 1, 2, 3], fn=_pid_and_square)
+        assert [sq for _, sq in out] == [0, 1, 4, 9]
+        assert out[0][0] == os.getpid()
+        assert all(pid != os.getpid() for pid, _ in out[1:])
+        assert pool.started
+    with WorkerPool(1) as pool:
+        out = pool.run_alongside([0, 1, 2], fn=_pid_and_square)
+        assert [sq for _, sq in out] == [0, 1, 4] and {pid for pid, _ in out} == {os.getpid()}
+        assert not pool.started
