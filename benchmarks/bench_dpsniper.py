@@ -524,7 +524,7 @@ def profile_section(names: list[str], profiles: dict[str, Profile | str], ds_res
         return L
     cap = f"{WORKERS / SPEED_GOAL:.0%}"
     L += [f"The same `dpverify.audit` (same budget and seed) rerun after the side-by-side runs with `workers = 1` "
-          "under cProfile, so that the profiler sees every function, after an unprofiled warm-up audit at a tiny "
+          "under cProfile, so that the profiler sees every function (seconds), after an unprofiled warm-up audit at a tiny "
           "budget (lazy imports not counted): wall = one process with the profiler's overhead, hence more than the "
           "time above. Seconds are cumulative (`benchmarks/profiling.py`): contract "
           "probe + phase 1 + phase 2 + other = wall; sampling batches (the mechanism, dpverify's output checks, "
@@ -534,7 +534,7 @@ def profile_section(names: list[str], profiles: dict[str, Profile | str], ds_res
           "dpverify's outputs (its calls by the sampling layer, profiler included) and their share of DP-Sniper's "
           f"time: above {cap} ({WORKERS} cores, 1/{SPEED_GOAL:g} of its time) the {SPEED_GOAL:g}× goal is out of "
           "reach at this sample count, whatever the rest of dpverify costs.", "",
-          "| Mechanism | wall (1 process) | contract probe | phase 1 | sampling batches | event search (largest "
+          "| Mechanism | wall, s (1 process) | contract probe | phase 1 | sampling batches | event search (largest "
           "families) | atom-sweep candidates | phase 2 | other | dominant phase | sampling floor (share of "
           "DP-Sniper's time) |",
           "|---|---|---|---|---|---|---|---|---|---|---|"]
