@@ -5,6 +5,8 @@
     python -m benchmarks.bench_dpsniper --fraction 0.002 --only LaplaceMechanism,NoisyHist1
     python -m benchmarks.bench_dpsniper --write docs/performance.md  # also rewrite the generated section
     python -m benchmarks.bench_dpsniper --no-dpsniper              # dpverify's half only
+    python -m benchmarks.bench_dpsniper --profile all              # profile every mechanism (default: goal missed)
+    python -m benchmarks.bench_dpsniper --no-profile --json R.json # no profiles; everything measured into R.json
 
 **DP-Sniper** (Bichsel, Gehr, Drachsler-Cohen, Tsankov, Vechev, S&P 2021; ``eth-sri/dp-sniper`` at commit
 :data:`DPSNIPER_COMMIT`, the last one of its history, 2021-08-27) is not on the package registry: it is installed
@@ -26,6 +28,11 @@ outputs of DP-Sniper's final estimate, and fewer in all than DP-Sniper draws (:f
 :func:`benchmarks.dpsniper_runner.samples_used`).
 
 Goal of issue 22, per mechanism: dpverify's ε lower bound ≥ DP-Sniper's, in ≤ 1/10 of DP-Sniper's wall time.
+Every mechanism that misses it (``--profile all``: every one; ``--no-profile``: none) is then audited again, same
+budget and seed, in one process under cProfile (:mod:`benchmarks.profiling`): the section says where dpverify's time
+goes on it, which phase dominates how often, and the *sampling floor*, the CPU seconds of the mechanism's own code
+for dpverify's outputs, against DP-Sniper's time (above ``WORKERS / SPEED_GOAL`` of it the goal is out of reach at
+this sample count).
 """
 
 from __future__ import annotations
@@ -44,6 +51,7 @@ import numpy as np
 
 from benchmarks import dpsniper_runner as runner
 from benchmarks.peer_runner import floats, json_objects, run_runner
+from benchmarks.profiling import AUDIT_PHASES, Profile, dominance_sentence, profile_call
 from benchmarks.bench_graph import (LoadMeter, background_busy, bench_arguments, fmt_busy, report_header,
                                     usable_cpus, verdict, wait_for_idle, write_section)
 
@@ -294,20 +302,37 @@ def witness_pair(pairs: list[tuple[Any, Any]], index: int, direction: int) -> st
     return fmt_pair(np.asarray(a).reshape(-1).tolist(), np.asarray(b).reshape(-1).tolist())
 
 
+def audit_one(name: str, cfg: dict[str, Any], seed: int, workers: int = WORKERS,
+              mechanism: Any = None) -> Any:
+    """:func:`dpverify.audit` of :data:`MAPPING`'s ``name`` (or of ``mechanism``, an instance of it) on DP-Sniper's
+    pairs at :func:`dpverify_budget`: the call the side-by-side run times and the profile repeats."""
+    import dpverify
+    samples, search = dpverify_budget(cfg)
+    target = MAPPING[name]
+    return dpverify.audit(target.build() if mechanism is None else mechanism, dpverify_pairs(name), target.claim,
+                          samples=samples, search_samples=search, alpha=1.0 - cfg["confidence"], seed=seed,
+                          workers=workers)
+
+
+#: the budget of the unprofiled warm-up audit before the timed audits and each profile (lazy imports, first calls are not profiled)
+WARMUP_CONFIG = {"n_train": 2_000, "n_final": 6_000}
+
+
 def run_dpverify(names: Iterable[str], cfg: dict[str, Any], seed: int, workers: int = WORKERS,
                  log: Callable[[str], None] = lambda s: None) -> dict[str, dict[str, Any]]:
-    """:func:`dpverify.audit` of each mechanism of :data:`MAPPING` on DP-Sniper's pairs at :func:`dpverify_budget`."""
-    import dpverify
-    # one-time imports (scikit-learn for the logistic-regression feature, ~0.5 s) before the first timed audit, as
-    # DP-Sniper's process pool start-up (and its torch import) is not counted in its times either
-    import sklearn.linear_model  # noqa: F401
+    """:func:`audit_one` of each mechanism of :data:`MAPPING` on DP-Sniper's pairs at :func:`dpverify_budget`, after
+    one unprofiled warm-up audit of the first at :data:`WARMUP_CONFIG`'s budget: the event search's one-time lazy
+    imports (scikit-learn, about 0.5 s) are not counted, as DP-Sniper's process pool start-up and torch import are
+    not counted in its times either."""
+    names = list(names)
+    if names:
+        audit_one(names[0], {**cfg, **WARMUP_CONFIG}, seed, workers=1)
     samples, search = dpverify_budget(cfg)
     out: dict[str, dict[str, Any]] = {}
     for name in names:
         target, pairs = MAPPING[name], dpverify_pairs(name)
         try:
-            res = dpverify.audit(target.build(), pairs, target.claim, samples=samples, search_samples=search,
-                                 alpha=1.0 - cfg["confidence"], seed=seed, workers=workers)
+            res = audit_one(name, cfg, seed, workers)
             w = res.witness
             out[name] = {"bound": float(res.epsilon_lower_bound), "seconds": float(res.seconds),
                          "violation": bool(res.violation), "claim": target.claim, "samples": samples,
@@ -320,6 +345,38 @@ def run_dpverify(names: Iterable[str], cfg: dict[str, Any], seed: int, workers: 
                          "error": f"{type(exc).__name__}: {exc}"}
         o = out[name]
         log(f"[bench_dpsniper] dpverify {name}: " + (o["error"] or f"ε LB {o['bound']:.4g} in {o['seconds']:.1f} s"))
+    return out
+
+
+def profile_dpverify(name: str, cfg: dict[str, Any], seed: int) -> Profile:
+    """:func:`audit_one` of ``name`` (same budget and seed as the side-by-side run) under cProfile with ``workers =
+    1`` (:func:`benchmarks.profiling.profile_call`, :data:`benchmarks.profiling.AUDIT_PHASES`), with the sampler
+    seconds of the mechanism's own code; after an unprofiled warm-up audit at :data:`WARMUP_CONFIG`'s budget, so
+    that the lazy imports of the event search (scikit-learn: about 0.5 s) are not counted in the first profile."""
+    mechanism = MAPPING[name].build()
+    audit_one(name, {**cfg, **WARMUP_CONFIG}, seed, workers=1, mechanism=mechanism)
+    _, prof = profile_call(lambda: audit_one(name, cfg, seed, workers=1, mechanism=mechanism), AUDIT_PHASES,
+                           mechanism)
+    return prof
+
+
+def run_profiles(names: Iterable[str], cfg: dict[str, Any], seed: int,
+                 log: Callable[[str], None] = lambda s: None) -> dict[str, Profile | str]:
+    """:func:`profile_dpverify` of each of ``names``: its :class:`~benchmarks.profiling.Profile`, or the error's
+    text."""
+    out: dict[str, Profile | str] = {}
+    for name in names:
+        try:
+            p = out[name] = profile_dpverify(name, cfg, seed)
+        except Exception as exc:  # noqa: BLE001 -- reported in the table
+            out[name] = f"{type(exc).__name__}: {exc}"
+            log(f"[bench_dpsniper] profile {name}: {out[name]}")
+            continue
+        key, secs = p.dominant()
+        log(f"[bench_dpsniper] profile {name}: {p.wall:.2f} s in one process (profiler included); dominant "
+            f"{p.label_of(key)} {secs:.2f} s; the mechanism's own sampling "
+            + ("–" if p.sampler is None else f"{p.sampler:.2f} s"))
+        log("[bench_dpsniper] profile " + json.dumps({"name": name, **p.to_dict()}, allow_nan=True))
     return out
 
 
@@ -370,7 +427,10 @@ def fmt_pair(a1: Any, a2: Any) -> str:
 def report(command: str, fraction: float, cfg: dict[str, Any], seed: int, names: list[str],
            dp: dict[str, dict[str, Any]], ds: dict[str, Any] | None, busy: tuple[float | None, float | None,
                                                                                   float | None],
-           ds_error: str | None, venv: Path, versions: dict[str, Any] | None, smoke: bool) -> str:
+           ds_error: str | None, venv: Path, versions: dict[str, Any] | None, smoke: bool,
+           profiles: dict[str, Profile | str] | None = None, profile_mode: str = "missed") -> str:
+    """The markdown section; ``profiles``: :func:`run_profiles` of the mechanisms profiled (``profile_mode``:
+    ``"missed"``, those whose goal is FAIL; ``"all"``; ``"none"``)."""
     L = report_header(command, seed, busy, " and the ratios between the two tools less so")
     ds_results = {} if ds is None else ds["results"]
     rows = {n: compare(dp[n], ds_results.get(n)) for n in names if n in dp}
@@ -393,8 +453,8 @@ def report(command: str, fraction: float, cfg: dict[str, Any], seed: int, names:
               f"({(ds.get('startup') or {}).get('startup_seconds', 0.0):.1f} s) is not counted; the whole DP-Sniper "
               f"half took {ds['seconds']:.0f} s. dpverify: `dpverify.audit`, {WORKERS} workers, α = "
               f"{1 - cfg['confidence']:.2g}, {search:,} search + {samples:,} test outputs per input on DP-Sniper's "
-              "pairs (both directions), each audit with its own 2 worker processes (their start-up counted), scikit-learn "
-              "imported before the first.", ""]
+              "pairs (both directions), each audit with its own 2 worker processes (their start-up counted), after one small "
+              "unprofiled warm-up audit (one-time imports).", ""]
     L += ["| DP-Sniper mechanism | dpverify mechanism | DP-Sniper: ε LB (pair), time, outputs | published ε LB, s | "
           "dpverify: ε LB (pair), time, outputs (at most) | bound ratio | speed-up | goal |",
           "|---|---|---|---|---|---|---|---|"]
@@ -440,7 +500,93 @@ def report(command: str, fraction: float, cfg: dict[str, Any], seed: int, names:
              "budget (hardware not recorded). DP-Sniper's bound is negative when the lower bound of its first "
              "probability falls below the upper bound of the second (no evidence; dpverify reports 0 then). "
              "DP-Sniper reseeds its workers from fresh entropy: its row is one random run.")
+    if profile_mode != "none":
+        L += [""] + profile_section(names, profiles or {}, ds_results, profile_mode)
     return "\n".join(L)
+
+
+def fmt_s(x: float | None) -> str:
+    return "–" if x is None or not math.isfinite(x) else f"{max(x, 0.0):.2f}"
+
+
+def sampling_floor(prof: Profile, ds_seconds: float | None) -> dict[str, Any]:
+    """The mechanism's own sampling (``prof.sampler``, CPU seconds) against DP-Sniper's wall time ``ds_seconds``:
+    its ``share`` of it, and ``out_of_reach`` when even spread over :data:`WORKERS` cores it exceeds
+    ``ds_seconds / SPEED_GOAL`` (then no dpverify that draws these outputs can be 10× faster)."""
+    floor = prof.sampler
+    share = ratio(floor, ds_seconds) if floor is not None else math.nan
+    reach = None if math.isnan(share) else bool(share / WORKERS > 1.0 / SPEED_GOAL)
+    return {"floor": floor, "share": share, "out_of_reach": reach}
+
+
+def profile_section(names: list[str], profiles: dict[str, Profile | str], ds_results: dict[str, Any], mode: str = "missed") -> list[str]:
+    """The lines of the profile subsection: one row per profiled mechanism, a computed sentence on which phase
+    dominates how often and on the sampling floor."""
+    which = "every mechanism" if mode == "all" else "every mechanism that misses the goal"
+    L = [f"### Where dpverify's time goes: {which} (cProfile, one process)", ""]
+    profiled = [n for n in names if n in profiles]
+    if not profiled:
+        L += ["No mechanism was profiled" + (" (every mechanism met the goal or could not be compared)."
+                                             if mode == "missed" else "."), ""]
+        return L
+    cap = f"{WORKERS / SPEED_GOAL:.0%}"
+    L += [f"The same `dpverify.audit` (same budget and seed) rerun after the side-by-side runs with `workers = 1` "
+          "under cProfile, so that the profiler sees every function (seconds), after an unprofiled warm-up audit at a tiny "
+          "budget (lazy imports not counted): wall = one process with the profiler's overhead, hence more than the "
+          "time above. Seconds are cumulative (`benchmarks/profiling.py`): contract "
+          "probe + phase 1 + phase 2 + other = wall; sampling batches (the mechanism, dpverify's output checks, "
+          "phase 2's event counting and the atom sweep's hashing) lie in phases 1 and 2; event search (with its "
+          "largest families) and atom-sweep candidates in phase 1. Dominant phase = the largest of the disjoint "
+          "parts (each row less the rows inside it). Sampling floor = CPU seconds of the mechanism's own code for "
+          "dpverify's outputs (its calls by the sampling layer, profiler included) and their share of DP-Sniper's "
+          f"time: above {cap} ({WORKERS} cores, 1/{SPEED_GOAL:g} of its time) the {SPEED_GOAL:g}× goal is out of "
+          "reach at this sample count, whatever the rest of dpverify costs.", "",
+          "| Mechanism | wall, s (1 process) | contract probe | phase 1 | sampling batches | event search (largest "
+          "families) | atom-sweep candidates | phase 2 | other | dominant phase | sampling floor (share of "
+          "DP-Sniper's time) |",
+          "|---|---|---|---|---|---|---|---|---|---|---|"]
+    dominants: list[str] = []
+    beyond: list[str] = []
+    n_floor = 0
+    for n in profiled:
+        p = profiles[n]
+        if isinstance(p, str):
+            L.append(f"| {n} | error: {p} |" + " |" * 9)
+            continue
+        sec = p.seconds
+        fams = sorted(((c.name, sec[c.key]) for c in p.children("events")), key=lambda kv: -kv[1])
+        fam = ", ".join(f"{name} {v:.2f}" for name, v in fams[:3] if v >= 0.005)
+        key, dsecs = p.dominant()
+        dlabel = p.label_of(key)
+        dominants.append(dlabel)
+        s_ = ds_results.get(n) or {}
+        ds_seconds = float(s_["seconds"]) if s_ and not s_.get("error") and s_.get("seconds") is not None else None
+        fl = sampling_floor(p, ds_seconds)
+        if fl["floor"] is None:
+            fcell = "–"
+        elif fl["out_of_reach"] is None:
+            fcell = f"{fl['floor']:.2f} s"
+        else:
+            n_floor += 1
+            fcell = f"{fl['floor']:.2f} s ({fl['share']:.0%})" + (" **> " + cap + "**" if fl["out_of_reach"] else "")
+            if fl["out_of_reach"]:
+                beyond.append(n)
+        L.append(f"| {n} | {p.wall:.2f} | {fmt_s(sec['contract'])} | {fmt_s(sec['search'])} | "
+                 f"{fmt_s(sec['sampling'])} | {fmt_s(sec['events'])}" + (f" ({fam})" if fam else "") + " | "
+                 f"{fmt_s(sec['atoms'])} | {fmt_s(sec['count'])} | {fmt_s(p.other)} | {dlabel} "
+                 f"({dsecs / p.wall:.0%}) | {fcell} |")
+    what = "profiled mechanisms" + (" (goal missed)" if mode == "missed" else "")
+    if not n_floor:
+        floor = "DP-Sniper's times are missing: no sampling floor is compared with them."
+    elif beyond:
+        floor = (f"The mechanism's own sampling alone exceeds {cap} of DP-Sniper's time on {len(beyond)} of the "
+                 f"{n_floor} with DP-Sniper's time ({', '.join(beyond)}): there {SPEED_GOAL:g}× is out of reach at "
+                 "this sample count however fast the rest of dpverify gets.")
+    else:
+        floor = (f"The mechanism's own sampling stays below {cap} of DP-Sniper's time on each of the {n_floor} with "
+                 f"DP-Sniper's time: the sampling floor does not rule the goal out.")
+    L += ["", dominance_sentence(dominants, what) + " " + floor, ""]
+    return L
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -452,7 +598,11 @@ def main(argv: list[str] | None = None) -> int:
     extra.add_argument("--fraction", type=float, default=DEFAULT_FRACTION)
     extra.add_argument("--only", default="")
     extra.add_argument("--no-dpsniper", action="store_true")
+    extra.add_argument("--profile", choices=("missed", "all", "none"), default="missed")
+    extra.add_argument("--no-profile", action="store_true")
+    extra.add_argument("--json", type=Path, default=None)
     ours, rest = extra.parse_known_args(args_list)
+    profile_mode = "none" if ours.no_profile else ours.profile
     args = bench_arguments("python -m benchmarks.bench_dpsniper", __doc__,
                            f"smoke run: {QUICK_FACTOR:g} × --fraction", rest)
     fraction = ours.fraction * (QUICK_FACTOR if args.quick else 1.0)
@@ -484,15 +634,44 @@ def main(argv: list[str] | None = None) -> int:
             ds_error = ds["error"]
         except (VenvError, OSError) as exc:
             ds_error = str(exc)
+    ds_results = (ds or {}).get("results", {})
+    rows = {n: compare(dp[n], ds_results.get(n)) for n in names}
+    to_profile = {"all": names, "none": [], "missed": [n for n in names if rows[n]["goal"] is False]}[profile_mode]
+    if to_profile:
+        log(f"[bench_dpsniper] profiles (one process, cProfile) of {', '.join(to_profile)} ...")
+    profiles = run_profiles(to_profile, cfg, args.seed, log)
     busy = (busy_before, meter.others(), background_busy())
     smoke = args.quick or fraction < DEFAULT_FRACTION or len(names) < len(runner.DEFAULT_SET)
-    text = report(command, fraction, cfg, args.seed, names, dp, ds, busy, ds_error, ours.venv, versions, smoke)
+    text = report(command, fraction, cfg, args.seed, names, dp, ds, busy, ds_error, ours.venv, versions, smoke,
+                  profiles, profile_mode)
     print(text)
     if args.write is not None:
         write_section(args.write, text, BEGIN, END)
         log(f"\n[bench_dpsniper] wrote the generated section of {args.write}")
-    rows = [compare(dp[n], (ds or {}).get("results", {}).get(n)) for n in names]
-    return 0 if rows and all(r["goal"] for r in rows) else 1
+    if ours.json is not None:
+        ours.json.write_text(json.dumps(json_record(command, fraction, cfg, args.seed, dp, ds, ds_error, rows,
+                                                    profiles), indent=1, allow_nan=False) + "\n")
+        log(f"[bench_dpsniper] wrote {ours.json}")
+    return 0 if rows and all(r["goal"] for r in rows.values()) else 1
+
+
+def json_record(command: str, fraction: float, cfg: dict[str, Any], seed: int, dp: dict[str, Any],
+                ds: dict[str, Any] | None, ds_error: str | None, rows: dict[str, Any],
+                profiles: dict[str, Profile | str]) -> Any:
+    """Everything the run measured, JSON-safe (non-finite numbers as strings): both tools' results, the goal rows,
+    each profile (:meth:`benchmarks.profiling.Profile.to_dict` with its sampling floor)."""
+    from dpverify.jsonsafe import json_clean
+    ds_results = (ds or {}).get("results", {})
+    prof = {}
+    for n, p in profiles.items():
+        if isinstance(p, str):
+            prof[n] = {"error": p}
+            continue
+        s_ = ds_results.get(n) or {}
+        ds_seconds = float(s_["seconds"]) if s_ and not s_.get("error") and s_.get("seconds") is not None else None
+        prof[n] = {**p.to_dict(), "dominant_label": p.label_of(p.dominant()[0]), **sampling_floor(p, ds_seconds)}
+    return json_clean({"command": command, "fraction": fraction, "config": cfg, "seed": seed, "dpverify": dp,
+                       "dpsniper": ds_results, "dpsniper_error": ds_error, "rows": rows, "profiles": prof})
 
 
 if __name__ == "__main__":

@@ -47,6 +47,7 @@ from typing import Any, Callable, Iterable
 import numpy as np
 
 from benchmarks.peer_runner import floats, json_objects, run_runner
+from benchmarks.profiling import ANYTIME_PHASES, profile_call
 from benchmarks.bench_graph import (LoadMeter, background_busy, bench_arguments, fmt_busy, fmt_time, report_header,
                                     usable_cpus, verdict, wait_for_idle, write_section)
 
@@ -244,38 +245,24 @@ def run_dpverify(ids: Iterable[str], mode: str, seed: int, workers: int = WORKER
     return out
 
 
-#: (label, function name in dpverify) of the verdict profile: cumulative time of each, in one process
-PROFILE_PHASES: tuple[tuple[str, str, str], ...] = (
-    ("whole verdict (every stage)", "audit_anytime", "anytime.py"),
-    ("phase 1: search samples + event search, every pair", "_search_pair", "auditor.py"),
-    ("  event search (search_events)", "search_events", "search.py"),
-    ("    threshold / interval / atom events on scalar features", "_scalar_feature", "search.py"),
-    ("    logistic-regression feature (scikit-learn fit)", "_learned_score", "search.py"),
-    ("    unions of discrete outcomes", "_outcome_unions", "search.py"),
-    ("phase 2: fresh samples, counting the finalists' events", "_count_events", "auditor.py"),
-    ("the mechanism's own sampling (both phases)", "run_task", "sampling.py"),
-)
+#: the phases of the verdict profile (:mod:`benchmarks.profiling`): cumulative time of each, in one process
+PROFILE_PHASES = ANYTIME_PHASES
 
 
 def profile_verdict(eid: str, budget: "Budget", seed: int) -> dict[str, Any]:
     """dpverify's verdict run on ``eid`` (StatDP's budget, sequential) under cProfile in one process (workers = 1,
-    so every function is seen): cumulative seconds of the phases of :data:`PROFILE_PHASES`."""
-    import cProfile
-    import pstats
+    so every function is seen): ``{"id", "wall", "phases": [(label indented by depth, cumulative seconds), ...],
+    "dominant": (label, seconds), "sampler": seconds of the mechanism's own code or None}`` over
+    :data:`PROFILE_PHASES` (:func:`benchmarks.profiling.profile_call`)."""
+    from dpverify.suites.runner import build_mechanism
 
-    prof = cProfile.Profile()
-    t0 = time.perf_counter()
-    prof.enable()
-    run_dpverify([eid], budget.mode, seed, workers=1, samples=(budget.detect_iterations, budget.event_iterations),
-                 sequential=True)
-    prof.disable()
-    wall = time.perf_counter() - t0
-    stats = pstats.Stats(prof).stats
-    phases = []
-    for label, func, file in PROFILE_PHASES:
-        cum = sum(v[3] for (f, _, name), v in stats.items() if name == func and Path(f).name == file)
-        phases.append((label, cum))
-    return {"id": eid, "wall": wall, "phases": phases}
+    mechanism = build_mechanism(catalogue_entries([eid])[eid])
+    _, prof = profile_call(lambda: run_dpverify([eid], budget.mode, seed, workers=1,
+                                                samples=(budget.detect_iterations, budget.event_iterations),
+                                                sequential=True), PROFILE_PHASES, mechanism)
+    key, secs = prof.dominant()
+    return {"id": eid, "wall": prof.wall, "phases": [("  " * d + label, s) for _, label, s, d in prof.rows()],
+            "dominant": (prof.label_of(key), secs), "sampler": prof.sampler}
 
 
 # --------------------------------------------------------------------------------------------------
@@ -512,7 +499,7 @@ def report(command: str, budget: Budget, seed: int, dp: dict[str, dict[str, Any]
         L.append("")
         L.append(f"The same verdict run as above with `workers = 1` so that the profiler sees every function: "
                  f"{profile['wall']:.2f} s in all (profiler overhead included). Cumulative seconds; indented rows "
-                 "are part of the row above.")
+                 "are part of the row above (`benchmarks/profiling.py`).")
         L.append("")
         L.append("| Part | Seconds | Share |")
         L.append("|---|---|---|")
@@ -521,6 +508,15 @@ def report(command: str, budget: Budget, seed: int, dp: dict[str, dict[str, Any]
             indent = len(label) - len(label.lstrip(" "))
             L.append(f"| {'&nbsp;' * 2 * indent}{label.strip()} | {secs:.2f} | {secs / total:.0%} |")
         L.append("")
+        extra = []
+        if profile.get("dominant"):
+            label, secs = profile["dominant"]
+            extra.append(f"The largest part of it that no other row contains: {label.strip()}, {secs:.2f} s.")
+        if profile.get("sampler") is not None:
+            extra.append(f"The mechanism's own code (its calls by the sampling layer, profiler overhead included): "
+                         f"{profile['sampler']:.2f} s.")
+        if extra:
+            L += [" ".join(extra), ""]
     L.append("### Published figures (DP-Sniper's reference logs, Bichsel et al., S&P 2021; claimed ε = 0.1 for every "
              "row; hardware not recorded)")
     L.append("")

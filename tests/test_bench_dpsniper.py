@@ -275,3 +275,72 @@ def test_driver_registers_dpsniper_and_passes_its_options():
     assert cmd[cmd.index("--mirror") + 1] == "M" and cmd[cmd.index("--venv") + 1] == "V"
     assert cmd[cmd.index("--fraction") + 1] == "0.002"
     assert "--mirror" not in drv.command_for("peers", drv.parse(["--dpsniper-mirror", "M"]))
+
+
+def _profile(wall: float, sampler: float | None, **seconds: float):
+    from benchmarks.profiling import AUDIT_PHASES, Profile
+    return Profile(AUDIT_PHASES, wall, {p.key: seconds.get(p.key, 0.0) for p in AUDIT_PHASES}, sampler)
+
+
+def test_profile_section_renders_with_and_without_dpsniper_times():
+    names = ["LaplaceMechanism", "NoisyHist1", "SparseVectorTechnique1"]
+    profiles = {"LaplaceMechanism": _profile(2.0, 0.5, audit=1.9, search=1.0, events=0.3, scalar=0.2, count=0.9,
+                                             sampling=1.5),
+                "NoisyHist1": _profile(3.0, 0.1, audit=3.0, search=2.8, events=2.5, scalar=2.0, lr=0.4,
+                                       sampling=0.2),
+                "SparseVectorTechnique1": "MechanismError: boom"}
+    ds_results = {"LaplaceMechanism": {"seconds": 2.0}, "NoisyHist1": {"seconds": 10.0}}
+    text = "\n".join(bd.profile_section(names, profiles, ds_results))
+    assert "every mechanism that misses the goal" in text and "| SparseVectorTechnique1 | error: MechanismError" in text
+    lap = next(line for line in text.splitlines() if line.startswith("| LaplaceMechanism"))
+    # 0.5 s of sampling against DP-Sniper's 2 s: 25 % > 2 cores / 10 = 20 %: out of reach
+    assert lap.count("|") == 12 and "| sampling batches (75%) |" in lap and "0.50 s (25%) **> 20%**" in lap
+    hist = next(line for line in text.splitlines() if line.startswith("| NoisyHist1"))
+    assert "2.50 (scalar-feature events 2.00, LR fit 0.40)" in hist and "0.10 s (1%) |" in hist
+    assert "The dominant phase is sampling batches on 1 of 2 profiled mechanisms (goal missed), scalar-feature " \
+           "events on 1." in text
+    assert "exceeds 20% of DP-Sniper's time on 1 of the 2 with DP-Sniper's time (LaplaceMechanism)" in text
+    # no DP-Sniper data: seconds, no share, a sentence that says so
+    alone = "\n".join(bd.profile_section(names, profiles, {}, "all"))
+    assert "every mechanism (cProfile" in alone and "| 0.50 s |" in alone and "(25%)" not in alone
+    assert "DP-Sniper's times are missing" in alone
+    assert "No mechanism was profiled" in "\n".join(bd.profile_section(names, {}, {}))
+    fl = bd.sampling_floor(profiles["NoisyHist1"], None)
+    assert fl["floor"] == 0.1 and math.isnan(fl["share"]) and fl["out_of_reach"] is None
+
+
+def test_report_and_json_with_profiles_and_missing_dpsniper(tmp_path):
+    names = ["LaplaceMechanism"]
+    cfg = rn.scaled_config(0.002)
+    dp = {"LaplaceMechanism": {"bound": math.nan, "seconds": math.nan, "violation": None, "claim": 0.1, "samples": 1,
+                               "search_samples": 1, "outputs": None, "witness": None, "error": "boom"}}
+    profiles = {"LaplaceMechanism": _profile(1.0, 0.2, audit=1.0, search=0.5, count=0.4, sampling=0.6)}
+    text = bd.report("cmd", 0.002, cfg, 0, names, dp, None, (0.0, 0.0, 0.0), "skipped", bd.DEFAULT_VENV, None, True,
+                     profiles, "all")
+    assert "### Where dpverify's time goes: every mechanism" in text and "| LaplaceMechanism | 1.00 |" in text
+    assert "Where dpverify's time goes" not in bd.report("cmd", 0.002, cfg, 0, names, dp, None, (0.0, 0.0, 0.0),
+                                                         "skipped", bd.DEFAULT_VENV, None, True, profiles, "none")
+    rec = bd.json_record("cmd", 0.002, cfg, 0, dp, None, "skipped", {"LaplaceMechanism": bd.compare(dp[names[0]], None)},
+                         {**profiles, "NoisyHist1": "boom"})
+    out = json.loads(json.dumps(rec, allow_nan=False))
+    p = out["profiles"]["LaplaceMechanism"]
+    assert p["dominant"] == "sampling" and p["floor"] == 0.2 and p["out_of_reach"] is None
+    assert out["profiles"]["NoisyHist1"] == {"error": "boom"}
+
+
+def test_smoke_profile_and_main_without_dpsniper(tmp_path):
+    cfg = rn.scaled_config(0.0005)
+    prof = bd.profile_dpverify("NoisyHist2", cfg, 0)
+    sec = prof.seconds
+    assert all(v >= 0 for v in sec.values()) and sec["audit"] <= prof.wall
+    assert sum(sec[p.key] for p in prof.top_level()) <= prof.wall and prof.sampler and prof.sampler > 0
+    doc = tmp_path / "performance.md"
+    doc.write_text(f"# P\n\n{bd.BEGIN}\nold\n{bd.END}\n")
+    out = tmp_path / "r.json"
+    code = bd.main(["--fraction", "0.0005", "--only", "NoisyHist2", "--no-dpsniper", "--profile", "all",
+                    "--write", str(doc), "--json", str(out)])
+    assert code == 1                                                      # no DP-Sniper: no goal met
+    new = doc.read_text()
+    assert "| NoisyHist2 |" in new and "The dominant phase is" in new and "--profile all" in new
+    rec = json.loads(out.read_text())
+    assert rec["profiles"]["NoisyHist2"]["wall"] > 0 and rec["dpsniper_error"].startswith("skipped")
