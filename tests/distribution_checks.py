@@ -140,3 +140,45 @@ def legacy_svt(mech: Any, x: np.ndarray, n: int, rng: np.random.Generator) -> np
     return legacy_run_sparse_vector(np.asarray(x, dtype=np.float64), n, rng, threshold=float(mech.threshold),
                                     threshold_scale=mech.threshold_scale, query_scale=mech.query_scale,
                                     cutoff=mech.cutoff_or_none, output_values=mech.output_values)
+
+
+def legacy_svt_dwork_roth(mech: Any, x: np.ndarray, n: int, rng: np.random.Generator) -> np.ndarray:
+    """:class:`algorithms.classic.sparse_vector_dwork_roth.SparseVectorDworkRoth` as it was sampled before the
+    samplers were made cheaper (``rng.laplace`` for every run at every query)."""
+    queries = np.asarray(x, dtype=np.float64)
+    c, k = int(mech.cutoff), queries.shape[0]
+    thresholds = np.column_stack([mech.threshold + rng.laplace(0.0, mech.threshold_scale, size=n) for _ in range(c)])
+    codes = np.full((n, k), -1, dtype=np.int8)
+    count = np.zeros(n, dtype=np.int64)
+    rows = np.arange(n)
+    for i in range(k):
+        active = count < c
+        if not active.any():
+            break
+        noisy_query = queries[i] + rng.laplace(0.0, mech.query_scale, size=n)
+        above = noisy_query >= thresholds[rows, np.minimum(count, c - 1)]
+        codes[:, i] = np.where(active, above.astype(np.int8), np.int8(-1))
+        count += active & above
+    return codes
+
+
+def legacy_numerical_svt(mech: Any, x: np.ndarray, n: int, rng: np.random.Generator) -> np.ndarray:
+    """:class:`algorithms.classic.numerical_svt.NumericalSVT` as it was sampled before the samplers were made
+    cheaper (``rng.laplace`` for every run at every query, comparison and release noise alike)."""
+    queries = np.asarray(x, dtype=np.float64)
+    c, k = int(mech.cutoff), queries.shape[0]
+    noisy_threshold = mech.threshold + rng.laplace(0.0, mech.threshold_scale, size=n)
+    codes = np.full((n, k), -1.0)
+    values = np.zeros((n, k))
+    count = np.zeros(n, dtype=np.int64)
+    for i in range(k):
+        active = count < c
+        if not active.any():
+            break
+        noisy_query = queries[i] + rng.laplace(0.0, mech.query_scale, size=n)
+        released = queries[i] + rng.laplace(0.0, mech.value_scale, size=n)
+        above = noisy_query >= noisy_threshold
+        codes[:, i] = np.where(active, above.astype(np.float64), -1.0)
+        values[:, i] = np.where(active & above, released, 0.0)
+        count += active & above
+    return np.concatenate([codes, values], axis=1)
