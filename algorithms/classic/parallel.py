@@ -60,8 +60,7 @@ def run_in_parallel(mechanisms: Sequence[Any], x: Any, n: int, noise: Any) -> np
     """
     n = check_n(n)
     parts = [_as_columns(m.release(x, n, PrefixedNoise(noise, f"m{i}")), n) for i, m in enumerate(mechanisms)]
-    dtype = np.result_type(*parts)
-    return np.concatenate([p.astype(dtype, copy=False) for p in parts], axis=1)
+    return np.concatenate(parts, axis=1, dtype=np.result_type(*parts))
 
 
 @dataclass(frozen=True)
