@@ -86,6 +86,13 @@ def _check(step: str, sensitivity: Any, norm: str, kind: str | None = None) -> N
         raise ValueError(f"step {step!r}: sensitivity must be > 0, got {sensitivity!r}")
 
 
+def _is_temporary(a: Any) -> bool:
+    """Whether ``a`` is a writeable float ndarray owning its memory that only the caller's local name refers to
+    (``sys.getrefcount`` counts that name and its own argument)."""
+    return (type(a) is np.ndarray and a.dtype.kind == "f" and a.flags.owndata and a.flags.writeable
+            and sys.getrefcount(a) <= 3)
+
+
 class NoiseSource:
     """Plain noise: every step is ``draw(rng)`` on the wrapped generator (see the module docstring)."""
 
@@ -96,9 +103,18 @@ class NoiseSource:
 
     def add(self, step: str, value: Any, draw: Draw, *, sensitivity: float, norm: str = "l1",
             scale: float | None = None, kind: str = "other") -> np.ndarray:
-        """``value + draw(rng)``; the keywords describe the calibration (checked, otherwise unused)."""
+        """``value + draw(rng)``; the keywords describe the calibration (checked, otherwise unused).
+
+        When the draw is a fresh float array that nothing else refers to and that already has the sum's shape and
+        dtype, the sum is formed in it (the same numbers: IEEE addition is commutative) instead of in a new array.
+        """
         _check(step, sensitivity, norm, kind)
-        return value + draw(self.rng)
+        d = draw(self.rng)
+        if (_is_temporary(d) and isinstance(value, (int, float, np.ndarray, np.generic))
+                and np.shape(value) in ((), d.shape[d.ndim - np.ndim(value):]) and np.result_type(value, d) == d.dtype):
+            d += value
+            return d
+        return value + d
 
     def select(self, step: str, utilities: Any, draw: Draw, *, sensitivity: float, norm: str = "linf",
                scale: float | None = None) -> np.ndarray:

@@ -29,7 +29,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from ._validation import as_float_input, check_epsilon, check_n, check_positive, check_positive_int
-from ..noise import NoiseSource
+from ..noise import NoiseSource, laplace_noise
 
 __all__ = ["LaplaceParallel", "PrefixedNoise", "run_in_parallel"]
 
@@ -101,7 +101,7 @@ class LaplaceParallel:
         value = _scalar(x)
         n = check_n(n)
         k, scale = int(self.copies), self.scale
-        return noise.add("laplace-parallel", np.full(k, value), lambda rng: rng.laplace(0.0, scale, size=(n, k)),
+        return noise.add("laplace-parallel", np.full(k, value), lambda rng: laplace_noise(rng, scale, (n, k)),
                          sensitivity=k * float(self.sensitivity), norm="l1", scale=scale, kind="laplace")
 
     def log_density(self, x: float, out: np.ndarray) -> np.ndarray:
