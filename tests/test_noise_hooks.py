@@ -141,7 +141,7 @@ LEGACY_DIGESTS = {
 
 #: Mechanisms whose sampler was later made cheaper with the same output law but another random stream (Laplace
 #: draws from :func:`algorithms.noise.laplace_noise`; SVT query noise drawn only for the runs still answering): the
-#: digest of that stream.  Their law is tested in the mechanism's own test file (test_classic_mechanisms.py,
+#: sha256 prefix of that stream.  Their law is tested in the mechanism's own test file (test_classic_mechanisms.py,
 #: test_broken_mechanisms.py, test_public_suite_mechanisms.py: exact SVT pattern probabilities, Laplace KS tests,
 #: report-noisy-max pmfs) and the Laplace draws by test_laplace_noise_law below.
 RESAMPLED_DIGESTS = {
