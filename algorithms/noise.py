@@ -33,12 +33,13 @@ same numbers as before it was instrumented.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
-__all__ = ["NoiseSource", "NORMS", "KINDS"]
+__all__ = ["NoiseSource", "NORMS", "KINDS", "laplace_noise"]
 
 #: Norms a step's sensitivity can be declared in.
 NORMS: tuple[str, ...] = ("l1", "l2", "linf")
@@ -46,6 +47,28 @@ NORMS: tuple[str, ...] = ("l1", "l2", "linf")
 KINDS: tuple[str, ...] = ("laplace", "gaussian", "geometric", "other")
 
 Draw = Callable[[np.random.Generator], Any]
+
+#: index, within the 8 bytes of a float64, of the byte that holds the sign bit
+_SIGN_BYTE = 7 if sys.byteorder == "little" else 0
+
+
+def laplace_noise(rng: np.random.Generator, scale: float, size: int | tuple[int, ...]) -> np.ndarray:
+    """``size`` i.i.d. Laplace(0, ``scale``) draws (float64), the law of ``rng.laplace(0.0, scale, size)``.
+
+    A Laplace variable is an exponential one with a fair random sign: ``scale·S·E`` with ``E ~ Exp(1)`` and ``S``
+    uniform on ``{−1, +1}`` independent of ``E`` has density ``exp(−|z|/scale)/(2·scale)``.  ``E`` is numpy's
+    ziggurat ``standard_exponential`` and ``S`` one raw bit of ``rng.bytes`` per draw, written into the sign bit
+    of ``scale·E`` -- about 2.5x less CPU than ``rng.laplace`` (one logarithm per draw), and a different stream
+    for the same seed (same law).
+    """
+    out = rng.standard_exponential(size)
+    out *= scale
+    m = out.size
+    if m:
+        bits = np.unpackbits(np.frombuffer(rng.bytes((m + 7) // 8), dtype=np.uint8), count=m)
+        bits <<= 7
+        out.reshape(-1).view(np.uint8)[_SIGN_BYTE::8] ^= bits
+    return out
 
 
 def _check(step: str, sensitivity: Any, norm: str, kind: str | None = None) -> None:
@@ -63,6 +86,13 @@ def _check(step: str, sensitivity: Any, norm: str, kind: str | None = None) -> N
         raise ValueError(f"step {step!r}: sensitivity must be > 0, got {sensitivity!r}")
 
 
+def _is_temporary(a: Any) -> bool:
+    """Whether ``a`` is a writeable float ndarray owning its memory that only the caller's local name refers to
+    (``sys.getrefcount`` counts that name and its own argument)."""
+    return (type(a) is np.ndarray and a.dtype.kind == "f" and a.flags.owndata and a.flags.writeable
+            and sys.getrefcount(a) <= 3)
+
+
 class NoiseSource:
     """Plain noise: every step is ``draw(rng)`` on the wrapped generator (see the module docstring)."""
 
@@ -73,9 +103,18 @@ class NoiseSource:
 
     def add(self, step: str, value: Any, draw: Draw, *, sensitivity: float, norm: str = "l1",
             scale: float | None = None, kind: str = "other") -> np.ndarray:
-        """``value + draw(rng)``; the keywords describe the calibration (checked, otherwise unused)."""
+        """``value + draw(rng)``; the keywords describe the calibration (checked, otherwise unused).
+
+        When the draw is a fresh float array that nothing else refers to and that already has the sum's shape and
+        dtype, the sum is formed in it (the same numbers: IEEE addition is commutative) instead of in a new array.
+        """
         _check(step, sensitivity, norm, kind)
-        return value + draw(self.rng)
+        d = draw(self.rng)
+        if (_is_temporary(d) and isinstance(value, (int, float, np.ndarray, np.generic))
+                and np.shape(value) in ((), d.shape[d.ndim - np.ndim(value):]) and np.result_type(value, d) == d.dtype):
+            d += value
+            return d
+        return value + d
 
     def select(self, step: str, utilities: Any, draw: Draw, *, sensitivity: float, norm: str = "linf",
                scale: float | None = None) -> np.ndarray:

@@ -82,3 +82,103 @@ def pattern_index(codes: np.ndarray, patterns: list[tuple[int, ...]]) -> np.ndar
     position = np.searchsorted(pattern_keys[order], keys)
     assert np.all(pattern_keys[order][np.minimum(position, len(patterns) - 1)] == keys), "invalid pattern"
     return order[position]
+
+
+def two_sample_chisquare_p(a: np.ndarray, b: np.ndarray) -> float:
+    """Chi-square p-value that two samples of integer codes come from the same law (cells with an expected count
+    below 5 in either sample pooled into one)."""
+    a, b = np.asarray(a).reshape(-1), np.asarray(b).reshape(-1)
+    cells = np.union1d(a, b)
+    table = np.array([np.bincount(np.searchsorted(cells, s), minlength=cells.size) for s in (a, b)], dtype=float)
+    expected = table.sum(axis=0) * (table.sum(axis=1, keepdims=True) / table.sum())
+    small = (expected < 5).any(axis=0)
+    if small.any():
+        table = np.column_stack([table[:, ~small], table[:, small].sum(axis=1)])
+    table = table[:, table.sum(axis=0) > 0]
+    if table.shape[1] < 2:
+        return 1.0
+    return float(stats.chi2_contingency(table, correction=False).pvalue)
+
+
+def rows_as_codes(out: np.ndarray) -> np.ndarray:
+    """One integer per row of small-integer codes (−1, 0, 1): its base-3 digits."""
+    codes = np.asarray(out).astype(np.int64) + 1
+    return codes @ (3 ** np.arange(codes.shape[1], dtype=np.int64))
+
+
+def legacy_run_sparse_vector(queries: np.ndarray, n: int, rng: np.random.Generator, *, threshold: float,
+                             threshold_scale: float, query_scale: float | None, cutoff: int | None,
+                             output_values: bool = False) -> np.ndarray:
+    """The SVT engine as it was before the samplers were made cheaper (``rng.laplace`` for every run at every
+    query, masked by the runs still answering): the reference the faster engine is tested against."""
+    k = queries.shape[0]
+    noisy_threshold = threshold + rng.laplace(0.0, threshold_scale, size=n)
+    codes = np.full((n, k), -1, dtype=np.int8)
+    values = np.zeros((n, k), dtype=np.float64) if output_values else None
+    count = np.zeros(n, dtype=np.int64)
+    for i in range(k):
+        active = count < cutoff if cutoff is not None else np.ones(n, dtype=bool)
+        if not active.any():
+            break
+        if query_scale is None:
+            noisy_query = np.full(n, queries[i])
+        else:
+            noisy_query = queries[i] + rng.laplace(0.0, query_scale, size=n)
+        above = noisy_query >= noisy_threshold
+        codes[:, i] = np.where(active, above.astype(np.int8), np.int8(-1))
+        if values is not None:
+            values[:, i] = np.where(active & above, noisy_query, 0.0)
+        count += active & above
+    if values is None:
+        return codes
+    return np.concatenate([codes.astype(np.float64), values], axis=1)
+
+
+def legacy_svt(mech: Any, x: np.ndarray, n: int, rng: np.random.Generator) -> np.ndarray:
+    """``mech(x, n, rng)`` of an SVT variant of :class:`algorithms.classic.sparse_vector.SparseVectorBase` through
+    :func:`legacy_run_sparse_vector`."""
+    return legacy_run_sparse_vector(np.asarray(x, dtype=np.float64), n, rng, threshold=float(mech.threshold),
+                                    threshold_scale=mech.threshold_scale, query_scale=mech.query_scale,
+                                    cutoff=mech.cutoff_or_none, output_values=mech.output_values)
+
+
+def legacy_svt_dwork_roth(mech: Any, x: np.ndarray, n: int, rng: np.random.Generator) -> np.ndarray:
+    """:class:`algorithms.classic.sparse_vector_dwork_roth.SparseVectorDworkRoth` as it was sampled before the
+    samplers were made cheaper (``rng.laplace`` for every run at every query)."""
+    queries = np.asarray(x, dtype=np.float64)
+    c, k = int(mech.cutoff), queries.shape[0]
+    thresholds = np.column_stack([mech.threshold + rng.laplace(0.0, mech.threshold_scale, size=n) for _ in range(c)])
+    codes = np.full((n, k), -1, dtype=np.int8)
+    count = np.zeros(n, dtype=np.int64)
+    rows = np.arange(n)
+    for i in range(k):
+        active = count < c
+        if not active.any():
+            break
+        noisy_query = queries[i] + rng.laplace(0.0, mech.query_scale, size=n)
+        above = noisy_query >= thresholds[rows, np.minimum(count, c - 1)]
+        codes[:, i] = np.where(active, above.astype(np.int8), np.int8(-1))
+        count += active & above
+    return codes
+
+
+def legacy_numerical_svt(mech: Any, x: np.ndarray, n: int, rng: np.random.Generator) -> np.ndarray:
+    """:class:`algorithms.classic.numerical_svt.NumericalSVT` as it was sampled before the samplers were made
+    cheaper (``rng.laplace`` for every run at every query, comparison and release noise alike)."""
+    queries = np.asarray(x, dtype=np.float64)
+    c, k = int(mech.cutoff), queries.shape[0]
+    noisy_threshold = mech.threshold + rng.laplace(0.0, mech.threshold_scale, size=n)
+    codes = np.full((n, k), -1.0)
+    values = np.zeros((n, k))
+    count = np.zeros(n, dtype=np.int64)
+    for i in range(k):
+        active = count < c
+        if not active.any():
+            break
+        noisy_query = queries[i] + rng.laplace(0.0, mech.query_scale, size=n)
+        released = queries[i] + rng.laplace(0.0, mech.value_scale, size=n)
+        above = noisy_query >= noisy_threshold
+        codes[:, i] = np.where(active, above.astype(np.float64), -1.0)
+        values[:, i] = np.where(active & above, released, 0.0)
+        count += active & above
+    return np.concatenate([codes, values], axis=1)

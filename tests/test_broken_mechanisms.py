@@ -20,7 +20,8 @@ from scipy import integrate, stats
 from scipy.optimize import brentq
 from scipy.special import logsumexp
 
-from distribution_checks import chisquare_p, ks_p, laplace_logcdf, svt_pattern_log_probability, valid_patterns, pattern_index
+from distribution_checks import (chisquare_p, ks_p, laplace_logcdf, legacy_svt, pattern_index, rows_as_codes,
+                                 svt_pattern_log_probability, two_sample_chisquare_p, valid_patterns)
 from algorithms.broken import (
     BudgetSpentTwice,
     ExponentialMechanismNoHalf,
@@ -246,6 +247,37 @@ def test_svt_outputs_value_codes_and_values() -> None:
     for i in range(4):
         assert ks_p(all_top[:, 4 + i] - q[i], "laplace", 0.0, 8.0) > P_MIN
     assert mech.true_epsilon() == math.inf
+
+
+DPSNIPER_SVT = [  # DP-Sniper's SVT3, SVT4, SVT5, SVT6 (ε = 0.1, T = 1, c = 1)
+    SVTOutputsValue(0.1, threshold=1.0, cutoff=1), SVTUnscaledQueryNoise(0.1, threshold=1.0, cutoff=1),
+    SVTNoQueryNoise(0.1, threshold=1.0), SVTNoCutoff(0.1, threshold=1.0),
+]
+
+
+@pytest.mark.parametrize("mech", DPSNIPER_SVT, ids=["svt3", "svt4", "svt5", "svt6"])
+def test_svt_variants_law_at_dpsniper_parameters(mech: Any) -> None:
+    """The engine that draws query noise only for the runs still answering, Laplace as exponential × sign, on 10
+    queries: the answer patterns against their exact law (chi-square) and against the legacy engine
+    (:func:`distribution_checks.legacy_run_sparse_vector`, two-sample chi-square), the released values of SVT3
+    against the legacy engine's (two-sample KS); fixed seeds, each assertion at false-failure level P_MIN."""
+    q = np.array([1.0] * 5 + [0.0] * 5)
+    k, n = q.size, 200_000
+    out = mech(q, n, np.random.default_rng(41))
+    legacy = legacy_svt(mech, q, n, np.random.default_rng(42))
+    assert out.dtype == legacy.dtype and out.shape == legacy.shape
+    codes, old = out[:, :k], legacy[:, :k]
+    assert two_sample_chisquare_p(rows_as_codes(codes), rows_as_codes(old)) > P_MIN
+    if mech.query_scale is not None:
+        patterns = valid_patterns(k, mech.cutoff_or_none)
+        probs = np.exp([svt_pattern_log_probability(p, q, 1.0, mech.threshold_scale, mech.query_scale)
+                        for p in patterns])
+        assert probs.sum() == pytest.approx(1.0, abs=1e-7)
+        assert chisquare_p(pattern_index(codes, patterns), np.arange(len(patterns)), probs / probs.sum()) > P_MIN
+    if mech.output_values:
+        values = out[:, k:]
+        assert np.all(values[codes != 1] == 0.0)
+        assert stats.ks_2samp(values[codes == 1], legacy[:, k:][old == 1]).pvalue > P_MIN
 
 
 def test_svt_outputs_value_loss_grows_with_number_of_queries() -> None:

@@ -18,7 +18,8 @@ import pytest
 from scipy import integrate, stats
 from scipy.special import logsumexp
 
-from distribution_checks import chisquare_p, ks_p, svt_pattern_log_probability, valid_patterns, pattern_index
+from distribution_checks import (chisquare_p, ks_p, legacy_svt, pattern_index, rows_as_codes, svt_pattern_log_probability,
+                                 two_sample_chisquare_p, valid_patterns)
 from algorithms.classic import (
     ClippedSum,
     ExponentialMechanism,
@@ -371,6 +372,25 @@ def test_sparse_vector_pattern_distribution(cutoff: int) -> None:
     out = mech(q, 30_000, np.random.default_rng(21 + cutoff))
     index = pattern_index(out, patterns)
     assert chisquare_p(index, np.arange(len(patterns)), probs) > P_MIN
+
+
+@pytest.mark.parametrize("cutoff", [1, 2])
+def test_sparse_vector_law_at_dpsniper_parameters(cutoff: int) -> None:
+    """DP-Sniper's SVT1 (ε = 0.1, T = 0.5, 10 queries; c = 1, and c = 2): the engine that draws query noise only for
+    the runs still answering, Laplace as exponential × sign, against the exact pattern law (chi-square) and against
+    the legacy engine (:func:`distribution_checks.legacy_run_sparse_vector`, two-sample chi-square); fixed seeds,
+    each assertion at false-failure level P_MIN."""
+    q = np.array([1.0] * 5 + [0.0] * 5)
+    mech = SparseVector(0.1, threshold=0.5, cutoff=cutoff)
+    patterns = valid_patterns(10, cutoff)
+    probs = np.exp([svt_pattern_log_probability(p, q, 0.5, mech.threshold_scale, mech.query_scale) for p in patterns])
+    assert probs.sum() == pytest.approx(1.0, abs=1e-7)
+    n = 200_000
+    out = mech(q, n, np.random.default_rng(24 + cutoff))
+    assert out.dtype == np.int8 and out.shape == (n, 10)
+    assert chisquare_p(pattern_index(out, patterns), np.arange(len(patterns)), probs / probs.sum()) > P_MIN
+    legacy = legacy_svt(mech, q, n, np.random.default_rng(26 + cutoff))
+    assert two_sample_chisquare_p(rows_as_codes(out), rows_as_codes(legacy)) > P_MIN
 
 
 def test_sparse_vector_abort_structure() -> None:

@@ -19,7 +19,8 @@ import numpy as np
 import pytest
 from scipy import integrate, stats
 
-from distribution_checks import chisquare_p, pattern_index, svt_pattern_log_probability, valid_patterns
+from distribution_checks import (chisquare_p, legacy_numerical_svt, legacy_svt_dwork_roth, pattern_index,
+                                 rows_as_codes, svt_pattern_log_probability, two_sample_chisquare_p, valid_patterns)
 from algorithms.broken.observed_domain import CategoryCountsObservedDomain
 from algorithms.broken.size_leak import MeanLeaksSize
 from algorithms.broken.svt34_parallel import SVT34Parallel
@@ -182,6 +183,34 @@ def test_rappor_small_filter_law_and_normalisation() -> None:
     assert np.all(mech.log_density(3, np.array([[2, 0, 0, 0, 0, 0]])) == -np.inf)
 
 
+def legacy_rappor(mech: Any, x: int, n: int, rng: np.random.Generator) -> np.ndarray:
+    """RAPPOR as it was sampled before the sampler drew the composed per-bit law: the permanent response (1 w.p.
+    f/2, 0 w.p. f/2, else the filter's bit), then for Rappor the instantaneous one (1 w.p. q if set, p if not)."""
+    bloom = mech.bloom_filter(x).astype(bool)
+    f = float(mech.f)
+    u = rng.random((n, bloom.shape[0]))
+    permanent = np.where(u < 0.5 * f, True, np.where(u < f, False, bloom))
+    if isinstance(mech, OneTimeRappor):
+        return permanent.astype(np.int8)
+    return (rng.random(permanent.shape) < np.where(permanent, float(mech.q), float(mech.p))).astype(np.int8)
+
+
+@pytest.mark.parametrize("mech", [Rappor(), OneTimeRappor(), Rappor(f=0.5, p=0.2, q=0.9)], ids=["rappor", "otr", "asym"])
+def test_rappor_sampler_against_the_two_stage_sampler(mech: Any) -> None:
+    """The per-bit sampler against the permanent-then-instantaneous sampler at DP-Sniper's parameters (and an
+    asymmetric one): two-sample chi-square on the joint codes of the bits where the filters of 1 and 0 differ (the
+    bits DP-Sniper's pairs test) and of four bits outside both filters; fixed seeds, level P_MIN each."""
+    n = 200_000
+    out = mech(1, n, np.random.default_rng(71))
+    old = legacy_rappor(mech, 1, n, np.random.default_rng(72))
+    assert out.dtype == old.dtype == np.int8 and out.shape == old.shape
+    differ = sorted(set(mech.bits(1)) ^ set(mech.bits(0)))
+    outside = sorted(set(range(int(mech.filter_size))) - set(mech.bits(1)) - set(mech.bits(0)))[:4]
+    for cols in (differ, outside):
+        weights = 2 ** np.arange(len(cols))
+        assert two_sample_chisquare_p(out[:, cols] @ weights, old[:, cols] @ weights) > P_MIN
+
+
 @pytest.mark.parametrize(("mech", "x0", "x1"), [
     (Rappor(), 1, 0), (Rappor(), 1, 2), (Rappor(), 6, 10), (OneTimeRappor(), 1, 0), (OneTimeRappor(), 2, 1),
     (Rappor(f=0.5, p=0.2, q=0.9), 1, 2),
@@ -308,6 +337,45 @@ def test_numerical_svt_releases_fresh_noise() -> None:
     assert np.all(codes[after] == -1)
     broken = SVTOutputsValue(0.1, threshold=1.0, cutoff=2)(ONES10, 50_000, np.random.default_rng(23))
     assert broken[broken[:, 0] == 1, k].mean() - 1.0 > 10.0
+
+
+@pytest.mark.parametrize("cutoff", [1, 2])
+def test_svt2_law_at_dpsniper_parameters(cutoff: int) -> None:
+    """DP-Sniper's SVT2 (ε = 0.1, T = 1, 10 queries; c = 1, and c = 2), query noise drawn only for the runs still
+    answering, Laplace as exponential × sign: against the legacy sampler
+    (:func:`distribution_checks.legacy_svt_dwork_roth`, two-sample chi-square on the patterns) and, for c = 1,
+    against the exact pattern law of Lyu Algorithm 1 (chi-square); fixed seeds, level P_MIN each."""
+    q = np.array([1.0] * 5 + [0.0] * 5)
+    mech = SparseVectorDworkRoth(0.1, 1.0, cutoff)
+    n = 200_000
+    out = mech(q, n, np.random.default_rng(51 + cutoff))
+    legacy = legacy_svt_dwork_roth(mech, q, n, np.random.default_rng(53 + cutoff))
+    assert out.dtype == legacy.dtype == np.int8 and out.shape == legacy.shape
+    assert two_sample_chisquare_p(rows_as_codes(out), rows_as_codes(legacy)) > P_MIN
+    if cutoff == 1:
+        patterns = valid_patterns(10, 1)
+        probs = np.exp([svt_pattern_log_probability(p, q, 1.0, mech.threshold_scale, mech.query_scale)
+                        for p in patterns])
+        assert chisquare_p(pattern_index(out, patterns), np.arange(len(patterns)), probs / probs.sum()) > P_MIN
+
+
+def test_numerical_svt_law_at_dpsniper_parameters() -> None:
+    """DP-Sniper's NumericalSVT (ε = 0.1, T = 1, c = 2, 10 queries), comparison noise drawn only for the runs still
+    answering and release noise only for the ⊤ answers: against the legacy sampler
+    (:func:`distribution_checks.legacy_numerical_svt`): two-sample chi-square on the patterns, and at every query
+    the released values given ⊤ (two-sample KS) and against q_i + Lap(3c/ε) (KS); fixed seeds, level P_MIN each."""
+    q = np.array([1.0] * 5 + [0.0] * 5)
+    mech = NumericalSVT(0.1, 1.0, cutoff=2)
+    n, k = 200_000, 10
+    out = mech(q, n, np.random.default_rng(57))
+    legacy = legacy_numerical_svt(mech, q, n, np.random.default_rng(58))
+    assert out.dtype == legacy.dtype == np.float64 and out.shape == legacy.shape
+    assert two_sample_chisquare_p(rows_as_codes(out[:, :k]), rows_as_codes(legacy[:, :k])) > P_MIN
+    assert np.all(out[:, k:][out[:, :k] != 1] == 0.0)
+    for i in (0, 4, 9):
+        new_v, old_v = out[out[:, i] == 1, k + i], legacy[legacy[:, i] == 1, k + i]
+        assert stats.ks_2samp(new_v, old_v).pvalue > P_MIN
+        assert stats.kstest(new_v - q[i], "laplace", args=(0, mech.value_scale)).pvalue > P_MIN
 
 
 def test_svt34_parallel_is_the_two_parts_side_by_side() -> None:

@@ -15,6 +15,10 @@ from algorithms.broken.missing_clipping import SumMissingClipping
 from algorithms.classic.clipped_sum import ClippedSum
 from algorithms.classic.exponential import ExponentialMechanism
 from algorithms.classic.laplace import Laplace
+from algorithms.classic.numerical_svt import NumericalSVT
+from algorithms.classic.sparse_vector import SparseVector
+from algorithms.classic.sparse_vector_dwork_roth import SparseVectorDworkRoth
+from algorithms.broken.svt34_parallel import SVT34Parallel
 from algorithms.graph.examples import topology
 from algorithms.graph.pamst import PAMST
 from algorithms.noise import NoiseSource
@@ -37,6 +41,19 @@ def test_replay_returns_the_recorded_outputs_on_x1() -> None:
     # forced coupling: the x1 run sees x0's noisy outputs, so a post-processing mechanism follows one path
     res = frozen_noise_replay(Laplace(1.0), [(0.0, 1.0)], samples=5, both_directions=False)
     assert len(res.pairs) == 1 and len(res.pairs[0].steps) == 1
+
+
+@pytest.mark.parametrize("mech", [SparseVector(0.1, 0.5, cutoff=1), SparseVector(1.0, 0.0, cutoff=3),
+                                  SparseVectorDworkRoth(0.1, 1.0, cutoff=2), NumericalSVT(0.1, 1.0, cutoff=2),
+                                  SVT34Parallel(0.1, 1.0)], ids=["svt1", "svt-c3", "svt2", "numerical", "svt34"])
+def test_svt_steps_draw_for_the_runs_still_answering(mech) -> None:
+    """An SVT step draws only for the runs still answering; x1 sees x0's noisy outputs, hence the same runs at every
+    step: an ℓ∞ neighbour replays without divergence within Δ = 1, a pair at distance 2 is flagged."""
+    x0 = np.zeros(10)
+    x1 = np.r_[np.ones(9), -1.0]
+    res = frozen_noise_replay(mech, [(x0, x1)], samples=400, seed=3)
+    assert not res.violation and all(p.diverged is None for p in res.pairs)
+    assert frozen_noise_replay(mech, [(x0, x0 + 2.0)], samples=400, seed=3).violation
 
 
 def test_missing_clipping_found_on_relation_patterns() -> None:

@@ -22,7 +22,7 @@ import numpy as np
 from ..classic._validation import check_epsilon, check_n
 from ..classic.histogram import as_counts
 from ..classic.laplace import laplace_log_density
-from ..noise import NoiseSource
+from ..noise import NoiseSource, laplace_noise
 
 __all__ = ["HistogramScaleEpsilon"]
 
@@ -55,7 +55,7 @@ class HistogramScaleEpsilon:
         counts = as_counts(x)
         n = check_n(n)
         scale = self.scale
-        return noise.add("histogram", counts, lambda rng: rng.laplace(0.0, scale, size=(n, counts.shape[0])),
+        return noise.add("histogram", counts, lambda rng: laplace_noise(rng, scale, (n, counts.shape[0])),
                          sensitivity=1.0, norm="l1", scale=scale, kind="laplace")
 
     def log_density(self, x: np.ndarray, out: np.ndarray) -> np.ndarray:

@@ -18,7 +18,7 @@ import numpy as np
 
 from ._validation import as_finite_vector, check_epsilon, check_n
 from .laplace import laplace_log_density
-from ..noise import NoiseSource
+from ..noise import NoiseSource, laplace_noise
 
 __all__ = ["Histogram", "as_counts"]
 
@@ -56,7 +56,7 @@ class Histogram:
         counts = as_counts(x)
         n = check_n(n)
         scale = self.scale
-        return noise.add("histogram", counts, lambda rng: rng.laplace(0.0, scale, size=(n, counts.shape[0])),
+        return noise.add("histogram", counts, lambda rng: laplace_noise(rng, scale, (n, counts.shape[0])),
                          sensitivity=1.0, norm="l1", scale=scale, kind="laplace")
 
     def log_density(self, x: np.ndarray, out: np.ndarray) -> np.ndarray:

@@ -30,7 +30,7 @@ import numpy as np
 from scipy import integrate, stats
 
 from ._validation import as_finite_vector, check_choice, check_epsilon, check_n
-from ..noise import NoiseSource
+from ..noise import NoiseSource, laplace_noise
 
 __all__ = [
     "ReportNoisyMax",
@@ -51,9 +51,10 @@ def as_query_answers(x: object) -> np.ndarray:
 
 
 def answer_noise(noise: str, scale: float, shape: tuple[int, ...], rng: np.random.Generator) -> np.ndarray:
-    """The noise of :func:`noisy_answers` alone: ``Lap(scale)`` or ``Exp(scale)`` entries of ``shape``."""
+    """The noise of :func:`noisy_answers` alone: ``Lap(scale)`` (:func:`algorithms.noise.laplace_noise`) or
+    ``Exp(scale)`` entries of ``shape``."""
     if noise == "laplace":
-        return rng.laplace(0.0, scale, size=shape)
+        return laplace_noise(rng, scale, shape)
     return rng.exponential(scale, size=shape)
 
 

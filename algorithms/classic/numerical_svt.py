@@ -35,7 +35,7 @@ import numpy as np
 from ._validation import check_epsilon, check_finite, check_n, check_positive_int
 from .sparse_vector import NOT_ANSWERED, QUERY_SENSITIVITY, as_queries
 from .sparse_vector_law import sparse_vector_log_density
-from ..noise import NoiseSource
+from ..noise import NoiseSource, laplace_noise
 
 __all__ = ["NumericalSVT"]
 
@@ -47,8 +47,10 @@ class NumericalSVT:
     Output: float64 ``(n, 2k)`` (codes, then values).
 
     Noise steps (:meth:`release`): ``"threshold"`` (``T``, scale ``3/ε``), and per query asked ``"query[i]"``
-    (the comparison, scale ``6c/ε``) and ``"value[i]"`` (the released answer, scale ``3c/ε``; drawn for every
-    run, used where the answer is ⊤); all Laplace, ℓ1 sensitivity Δ = 1 on one scalar per run.
+    (the comparison, scale ``6c/ε``, drawn for the runs still answering) and ``"value[i]"`` (the released answer,
+    scale ``3c/ε``, drawn for the runs whose answer is ⊤, made only when there is one); all Laplace, ℓ1
+    sensitivity Δ = 1 on one scalar per run.  Which runs a step draws for (in row order) follows from the earlier
+    steps' outputs, so a replay on a neighbour sees the same runs.
     """
 
     epsilon: float
@@ -87,23 +89,35 @@ class NumericalSVT:
         t_scale, q_scale, v_scale = self.threshold_scale, self.query_scale, self.value_scale
         kw = dict(sensitivity=QUERY_SENSITIVITY, norm="l1", kind="laplace")
         noisy_threshold = noise.add("threshold", float(self.threshold),
-                                    lambda g: g.laplace(0.0, t_scale, size=n), scale=t_scale, **kw)
-        codes = np.full((n, k), float(NOT_ANSWERED))
-        values = np.zeros((n, k))
+                                    lambda g: laplace_noise(g, t_scale, n), scale=t_scale, **kw)
+        out = np.zeros((n, 2 * k))  # codes in the first k columns, released values in the last k
+        codes, values = out[:, :k], out[:, k:]
+        codes.fill(float(NOT_ANSWERED))
+        # The runs still answering: row numbers (None: all n, in order), noisy thresholds, ⊤ counts so far.
+        rows: np.ndarray | None = None
+        thr = np.broadcast_to(np.asarray(noisy_threshold, dtype=np.float64), (n,))
         count = np.zeros(n, dtype=np.int64)
         for i in range(k):
-            active = count < c
-            if not active.any():
-                break
-            noisy_query = noise.add(f"query[{i}]", queries[i], lambda g: g.laplace(0.0, q_scale, size=n),
+            m = n if rows is None else rows.shape[0]
+            noisy_query = noise.add(f"query[{i}]", queries[i], lambda g: laplace_noise(g, q_scale, m),
                                     scale=q_scale, **kw)
-            released = noise.add(f"value[{i}]", queries[i], lambda g: g.laplace(0.0, v_scale, size=n),
-                                 scale=v_scale, **kw)
-            above = noisy_query >= noisy_threshold
-            codes[:, i] = np.where(active, above.astype(np.float64), float(NOT_ANSWERED))
-            values[:, i] = np.where(active & above, released, 0.0)
-            count += active & above
-        return np.concatenate([codes, values], axis=1)
+            above = noisy_query >= thr
+            codes[slice(None) if rows is None else rows, i] = above
+            top = np.flatnonzero(above) if rows is None else rows[above]
+            if top.size:
+                values[top, i] = noise.add(f"value[{i}]", queries[i],
+                                           lambda g: laplace_noise(g, v_scale, top.size), scale=v_scale, **kw)
+            count += above
+            keep = count < c
+            n_keep = int(np.count_nonzero(keep))
+            if n_keep == 0:
+                break
+            if n_keep < m:
+                idx = np.flatnonzero(keep)
+                rows = idx if rows is None else rows.take(idx)
+                thr = thr.take(idx)
+                count = count.take(idx)
+        return out
 
     def log_density(self, x: np.ndarray, out: np.ndarray) -> np.ndarray:
         """Exact log density of each output row on ``x``: the pattern's probability (integral over η1) times the

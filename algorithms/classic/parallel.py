@@ -29,7 +29,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from ._validation import as_float_input, check_epsilon, check_n, check_positive, check_positive_int
-from ..noise import NoiseSource
+from ..noise import NoiseSource, laplace_noise
 
 __all__ = ["LaplaceParallel", "PrefixedNoise", "run_in_parallel"]
 
@@ -60,8 +60,7 @@ def run_in_parallel(mechanisms: Sequence[Any], x: Any, n: int, noise: Any) -> np
     """
     n = check_n(n)
     parts = [_as_columns(m.release(x, n, PrefixedNoise(noise, f"m{i}")), n) for i, m in enumerate(mechanisms)]
-    dtype = np.result_type(*parts)
-    return np.concatenate([p.astype(dtype, copy=False) for p in parts], axis=1)
+    return np.concatenate(parts, axis=1, dtype=np.result_type(*parts))
 
 
 @dataclass(frozen=True)
@@ -102,7 +101,7 @@ class LaplaceParallel:
         value = _scalar(x)
         n = check_n(n)
         k, scale = int(self.copies), self.scale
-        return noise.add("laplace-parallel", np.full(k, value), lambda rng: rng.laplace(0.0, scale, size=(n, k)),
+        return noise.add("laplace-parallel", np.full(k, value), lambda rng: laplace_noise(rng, scale, (n, k)),
                          sensitivity=k * float(self.sensitivity), norm="l1", scale=scale, kind="laplace")
 
     def log_density(self, x: float, out: np.ndarray) -> np.ndarray:

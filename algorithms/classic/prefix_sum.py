@@ -30,7 +30,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from ._validation import as_finite_vector, check_epsilon, check_n
-from ..noise import NoiseSource
+from ..noise import NoiseSource, laplace_noise
 
 __all__ = ["PrefixSum"]
 
@@ -62,7 +62,7 @@ class PrefixSum:
         answers = as_finite_vector(x, "query answers")
         n = check_n(n)
         scale = self.scale
-        noisy = noise.add("answers", answers, lambda rng: rng.laplace(0.0, scale, size=(n, answers.shape[0])),
+        noisy = noise.add("answers", answers, lambda rng: laplace_noise(rng, scale, (n, answers.shape[0])),
                           sensitivity=1.0, norm="l1", scale=scale, kind="laplace")
         return np.cumsum(noisy, axis=1)
 

@@ -37,6 +37,11 @@ which exist (e.g. 6 and 10: {0, 6, 14, 17} and {2, 3, 9, 18}) -- i.e. the paper'
 (The true ε on DP-Sniper's own pairs, 0.30006 and 0.60050, is what its bounds approach; the MLP bound 0.3008
 exceeds 0.30006 by 0.0008, within what a 90 % confidence bound allows one run in ten.)
 
+Sampling: the randomized-response steps act on each bit independently and, per run, draw a fresh permanent
+response, so the reported bit ``j`` of one run is Bernoulli(``q1``) where the filter is set and Bernoulli(``q0``)
+elsewhere, independently over bits and runs (``q1``, ``q0`` as below: ``q*``, ``p*`` of §4 for RAPPOR, ``1 − f/2``,
+``f/2`` for one-time RAPPOR); the sampler draws that law directly, one uniform per bit.
+
 Output: int8 ``(n, k)`` in {0, 1}, the reported bits.  :meth:`RapporBase.log_density` is the exact log pmf
 of each row (counting measure on {0, 1}^k).
 """
@@ -174,18 +179,14 @@ class RapporBase:
         return self.epsilon
 
     def __call__(self, x: object, n: int, rng: np.random.Generator) -> np.ndarray:
+        """``n`` independent reports on the value ``x``: bit ``j`` is 1 with probability ``q1`` where the Bloom
+        filter is set and ``q0`` elsewhere, independently over bits and runs -- the law of the randomized-response
+        steps run one after the other with a fresh permanent response per run (module docstring), drawn with one
+        uniform per bit."""
         n = check_n(n)
-        bloom = self.bloom_filter(x).astype(bool)
-        return self._randomize(bloom, n, rng)
-
-    def _permanent(self, bloom: np.ndarray, n: int, rng: np.random.Generator) -> np.ndarray:
-        """Step 2: per bit, 1 with probability f/2, 0 with probability f/2, else the filter's bit."""
-        f = float(self.f)
-        u = rng.random((n, bloom.shape[0]))
-        return np.where(u < 0.5 * f, True, np.where(u < f, False, bloom))
-
-    def _randomize(self, bloom: np.ndarray, n: int, rng: np.random.Generator) -> np.ndarray:
-        raise NotImplementedError
+        q1, q0 = self.report_probabilities()
+        p_one = np.where(self.bloom_filter(x) == 1, q1, q0)
+        return (rng.random((n, p_one.shape[0])) < p_one).view(np.int8)
 
     def log_density(self, x: object, out: np.ndarray) -> np.ndarray:
         """Exact log pmf of each row of ``out`` (shape ``(m, filter_size)``) under the value ``x``; −inf for rows
@@ -233,11 +234,6 @@ class Rappor(RapporBase):
         f, p, q = float(self.f), float(self.p), float(self.q)
         return 0.5 * f * (p + q) + (1.0 - f) * q, 0.5 * f * (p + q) + (1.0 - f) * p
 
-    def _randomize(self, bloom: np.ndarray, n: int, rng: np.random.Generator) -> np.ndarray:
-        permanent = self._permanent(bloom, n, rng)
-        u = rng.random(permanent.shape)
-        return (u < np.where(permanent, float(self.q), float(self.p))).astype(np.int8)
-
 
 @dataclass(frozen=True)
 class OneTimeRappor(RapporBase):
@@ -257,6 +253,3 @@ class OneTimeRappor(RapporBase):
         """``q1 = 1 − f/2`` and ``q0 = f/2``."""
         f = float(self.f)
         return 1.0 - 0.5 * f, 0.5 * f
-
-    def _randomize(self, bloom: np.ndarray, n: int, rng: np.random.Generator) -> np.ndarray:
-        return self._permanent(bloom, n, rng).astype(np.int8)

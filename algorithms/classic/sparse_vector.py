@@ -32,7 +32,7 @@ import numpy as np
 
 from ._validation import as_finite_vector, check_epsilon, check_finite, check_n, check_positive_int
 from .sparse_vector_law import answer_patterns, sparse_vector_log_density
-from ..noise import NoiseSource
+from ..noise import NoiseSource, laplace_noise
 
 __all__ = ["SparseVector", "SparseVectorBase", "run_sparse_vector", "as_queries", "ABOVE", "BELOW", "NOT_ANSWERED",
            "QUERY_SENSITIVITY"]
@@ -42,6 +42,9 @@ BELOW: int = 0
 NOT_ANSWERED: int = -1
 #: Δ of every SVT variant here (Lyu et al. 2017 with Δ = 1): the sensitivity each noise step is calibrated for.
 QUERY_SENSITIVITY: float = 1.0
+#: :func:`run_sparse_vector` stops drawing for the runs past their cutoff once they make this share of the runs it
+#: draws for (a CPU trade-off: dropping them costs a copy of the survivors; the output law does not depend on it).
+COMPACT_SHARE: float = 0.5
 
 
 def as_queries(x: object) -> np.ndarray:
@@ -68,7 +71,11 @@ def run_sparse_vector(
         A generator, or an explicit noise source (anything with the :mod:`algorithms.noise` protocol).  The noise goes through
         ``"threshold"`` (``T + ρ``) and ``"query[i]"`` (``q_i + ν_i``, only when there is query noise)
         Laplace steps, each declaring ℓ1 sensitivity Δ = :data:`QUERY_SENSITIVITY` (one scalar per run);
-        a generator is wrapped in a plain :class:`~algorithms.noise.NoiseSource` (same draws).
+        a generator is wrapped in a plain :class:`~algorithms.noise.NoiseSource` (same draws).  A
+        ``"query[i]"`` step draws for the runs still answering only (those below the cutoff, in row order),
+        so its output has one entry per such run; the steps stop when no run answers any more.  Which runs
+        answer is a function of the earlier steps' outputs, so a replay that feeds them to another input
+        sees the same runs at every step.
     threshold_scale:
         Laplace scale of the threshold noise ρ (drawn once per copy, before the queries).
     query_scale:
@@ -85,28 +92,48 @@ def run_sparse_vector(
     """
     noise = NoiseSource(rng) if isinstance(rng, np.random.Generator) else rng  # duck-typed noise source
     k = queries.shape[0]
-    noisy_threshold = noise.add("threshold", threshold, lambda g: g.laplace(0.0, threshold_scale, size=n),
+    noisy_threshold = noise.add("threshold", threshold, lambda g: laplace_noise(g, threshold_scale, n),
                                 sensitivity=QUERY_SENSITIVITY, norm="l1", scale=threshold_scale, kind="laplace")
-    codes = np.full((n, k), NOT_ANSWERED, dtype=np.int8)
-    values = np.zeros((n, k), dtype=np.float64) if output_values else None
-    count = np.zeros(n, dtype=np.int64)
+    if output_values:  # one float64 array: the codes (written as floats) in its first k columns, the values after
+        out = np.zeros((n, 2 * k), dtype=np.float64)
+        codes, values = out[:, :k], out[:, k:]
+        codes.fill(float(NOT_ANSWERED))
+    else:
+        out = codes = np.full((n, k), NOT_ANSWERED, dtype=np.int8)
+        values = None
+    # The runs still answering: their row numbers (None: all n, in order), noisy thresholds, ⊤ counts so far.
+    rows: np.ndarray | None = None
+    thr = np.broadcast_to(np.asarray(noisy_threshold, dtype=np.float64), (n,))
+    count = np.zeros(n, dtype=np.int64) if cutoff is not None and cutoff > 1 else None
     for i in range(k):
-        active = count < cutoff if cutoff is not None else np.ones(n, dtype=bool)
-        if not active.any():
-            break
+        m = n if rows is None else rows.shape[0]
         if query_scale is None:
-            noisy_query = np.full(n, queries[i])
+            noisy_query = np.full(m, queries[i])
         else:
-            noisy_query = noise.add(f"query[{i}]", queries[i], lambda g: g.laplace(0.0, query_scale, size=n),
+            noisy_query = noise.add(f"query[{i}]", queries[i], lambda g: laplace_noise(g, query_scale, m),
                                     sensitivity=QUERY_SENSITIVITY, norm="l1", scale=query_scale, kind="laplace")
-        above = noisy_query >= noisy_threshold
-        codes[:, i] = np.where(active, above.astype(np.int8), np.int8(NOT_ANSWERED))
+        above = noisy_query >= thr
+        where = slice(None) if rows is None else rows
+        codes[where, i] = above
         if values is not None:
-            values[:, i] = np.where(active & above, noisy_query, 0.0)
-        count += active & above
-    if values is None:
-        return codes
-    return np.concatenate([codes.astype(np.float64), values], axis=1)
+            values[where, i] = np.where(above, noisy_query, 0.0)
+        if cutoff is None:
+            continue
+        if count is None:  # cutoff 1: a run stops at its first ⊤
+            keep = ~above
+        else:
+            count += above
+            keep = count < cutoff
+        n_keep = int(np.count_nonzero(keep))
+        if n_keep == 0:
+            break
+        if n_keep < m:
+            idx = np.flatnonzero(keep)
+            rows = idx if rows is None else rows.take(idx)
+            thr = thr.take(idx)
+            if count is not None:
+                count = count.take(idx)
+    return out
 
 
 @dataclass(frozen=True)

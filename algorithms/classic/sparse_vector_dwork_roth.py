@@ -33,7 +33,7 @@ import numpy as np
 
 from ._validation import check_epsilon, check_finite, check_n, check_positive_int
 from .sparse_vector import NOT_ANSWERED, QUERY_SENSITIVITY, as_queries
-from ..noise import NoiseSource
+from ..noise import NoiseSource, laplace_noise
 
 __all__ = ["SparseVectorDworkRoth"]
 
@@ -46,7 +46,9 @@ class SparseVectorDworkRoth:
 
     Noise steps (:meth:`release`): ``"threshold[j]"`` for ``j = 0 … c − 1`` (the threshold of the ``j``-th
     segment, drawn up front for every run; a run uses ``threshold[j]`` after its ``j``-th ⊤), then one
-    ``"query[i]"`` step per query asked; all Laplace, ℓ1 sensitivity Δ = 1 on one scalar per run.
+    ``"query[i]"`` step per query asked, drawn for the runs still answering only (in row order; which runs those
+    are follows from the earlier steps' outputs, so a replay on a neighbour sees the same runs); all Laplace, ℓ1
+    sensitivity Δ = 1 on one scalar per run.
     """
 
     epsilon: float
@@ -80,23 +82,34 @@ class SparseVectorDworkRoth:
         t_scale, q_scale = self.threshold_scale, self.query_scale
         kw = dict(sensitivity=QUERY_SENSITIVITY, norm="l1", kind="laplace")
         thresholds = np.column_stack([
-            noise.add(f"threshold[{j}]", float(self.threshold), lambda g: g.laplace(0.0, t_scale, size=n),
+            noise.add(f"threshold[{j}]", float(self.threshold), lambda g: laplace_noise(g, t_scale, n),
                       scale=t_scale, **kw)
             for j in range(c)
         ])
         codes = np.full((n, k), NOT_ANSWERED, dtype=np.int8)
+        # The runs still answering: row numbers (None: all n, in order), ⊤ counts so far and current thresholds.
+        rows: np.ndarray | None = None
         count = np.zeros(n, dtype=np.int64)
-        rows = np.arange(n)
+        current = thresholds[:, 0]
         for i in range(k):
-            active = count < c
-            if not active.any():
-                break
-            noisy_query = noise.add(f"query[{i}]", queries[i], lambda g: g.laplace(0.0, q_scale, size=n),
+            m = n if rows is None else rows.shape[0]
+            noisy_query = noise.add(f"query[{i}]", queries[i], lambda g: laplace_noise(g, q_scale, m),
                                     scale=q_scale, **kw)
-            current = thresholds[rows, np.minimum(count, c - 1)]
             above = noisy_query >= current
-            codes[:, i] = np.where(active, above.astype(np.int8), np.int8(NOT_ANSWERED))
-            count += active & above
+            codes[slice(None) if rows is None else rows, i] = above
+            count += above
+            keep = count < c
+            n_keep = int(np.count_nonzero(keep))
+            if n_keep == 0:
+                break
+            if n_keep < m:
+                idx = np.flatnonzero(keep)
+                rows = idx if rows is None else rows.take(idx)
+                count = count.take(idx)
+                current = current.take(idx)
+                above = above.take(idx)
+            if c > 1 and above.any():  # a ⊤ moves its run on to the next segment's threshold
+                current = thresholds[np.arange(n) if rows is None else rows, count]
         return codes
 
     def true_epsilon(self) -> float:
