@@ -53,6 +53,34 @@ def test_candidate_counts_are_the_events_counts_on_the_scoring_half() -> None:
         assert (c.count_num, c.count_den) == ((k0, k1) if c.direction == 0 else (k1, k0)), c.event.description
 
 
+def test_vector_outputs_with_few_outcomes_are_searched_by_outcome_unions_alone() -> None:
+    """SVT-like codes (one ⊤ at a random position, or none: 11 outcomes) get only outcome-union candidates -- every
+    event is a union of outcomes, and the likelihood-ratio prefix unions hold the best -- and the union found is
+    the one that tells the inputs apart (first position ⊤ far likelier under x0)."""
+    from dpverify.statistical.search import UNIONS_SUFFICE
+
+    rng = np.random.default_rng(3)
+    n, k = 20_000, 10
+
+    def codes(p_first: float) -> np.ndarray:
+        out = np.full((n, k), -1, dtype=np.int8)
+        pos = np.where(rng.random(n) < p_first, 0, rng.integers(1, k + 1, n))   # k: no ⊤ at all
+        out[:, :] = 0
+        rows = np.flatnonzero(pos < k)
+        out[rows, pos[rows]] = 1
+        after = np.arange(k)[None, :] > pos[:, None]
+        out[after] = -1
+        return out
+
+    o0, o1 = codes(0.3), codes(0.1)
+    assert len(unique_rows(np.concatenate([o0, o1]))[0]) <= UNIONS_SUFFICE
+    found, _, kind = search_events(o0, o1, n_test=10**5, z=3.0, delta=0.0, rng=np.random.default_rng(1))
+    assert kind == "discrete" and found
+    assert {c.family for c in found} == {"outcomes"}
+    best = max(found, key=lambda c: c.score)
+    assert best.direction == 0 and best.score > 0.9          # ln(0.3 / 0.1) = 1.1 on the first-position event
+
+
 row_values = st.sampled_from([0.0, -0.0, 1.0, 2.5, np.nan, np.inf, -1.0])
 
 

@@ -48,6 +48,8 @@ THRESHOLD_GRID = 2000
 INTERVAL_GRID = 80
 MAX_COLUMNS = 32
 LR_FIT_SAMPLES = 50_000
+#: vector outputs with at most this many distinct rows in the probe are searched by outcome unions alone
+UNIONS_SUFFICE = 64
 
 
 
@@ -481,8 +483,12 @@ def search_events(
     else:
         _cell_unions(halves, search)
     kind = "discrete" if discrete_dtype or few_outcomes else ("scalar" if o0.ndim == 1 else "vector")
-    if o0.ndim == 1:
-        features: list[Feature] = [Identity()]
+    if few_outcomes and o0.ndim > 1 and n_unique <= UNIONS_SUFFICE:
+        # every event on these outputs is a union of their few outcomes, and the prefix unions in likelihood-ratio
+        # order (estimated on many counts per outcome) already hold the best ones: features add nothing but time
+        features: list[Feature] = []
+    elif o0.ndim == 1:
+        features = [Identity()]
         if float_bits and o0.dtype.kind == "f":
             features.append(LowBit(None))
     else:
