@@ -545,9 +545,10 @@ def audit_anytime(
                 for i, pair in enumerate(pair_list):
                     check_batches_distinct(stream.batches[(i, 0)] + stream.batches[(i, 1)],
                                            f"pair {i} ('{pair.label}')")
+            if epoch_budget:
+                epoch_used += m
             if not bets:
                 continue
-            epoch_used += m
             values = {(t.pair_index, t.side): o.value for t, o in zip(tasks, outs)}
             for bet in bets:
                 _play(bet, values, grid, c_grid, delta, epsilon, cap_a, cap_b, below)
