@@ -18,8 +18,9 @@ from algorithms.classic.laplace import Laplace
 from algorithms.classic.randomized_response import RandomizedResponse
 from dpverify.errors import InputError
 from dpverify.results import Verdict
-from dpverify.statistical import anytime
-from dpverify.statistical.anytime import AnytimeResult, audit_anytime, bet_growth, stream_plan, wealth_grid
+from dpverify.statistical import betting
+from dpverify.statistical.anytime import AnytimeResult, audit_anytime, stream_plan
+from dpverify.statistical.betting import bet_growth, wealth_grid
 from dpverify.statistical.events import IntervalEvent
 from dpverify.statistical.features import Identity
 
@@ -39,7 +40,7 @@ def test_stream_plan_doubles_the_checkpoints_and_batches_end_on_them() -> None:
 def test_bet_growth_is_the_growth_of_the_best_bet_within_the_cap() -> None:
     """budget-spent-twice's best event (p = 0.2666, q = 0.2187 at ε = 0.1): about mean² / (2 var) per output; no
     bet grows when p <= e^ε q; bets stay in [0, cap]."""
-    c, cap = math.exp(0.1), anytime.LAMBDA_CAP / math.exp(0.1)
+    c, cap = math.exp(0.1), betting.LAMBDA_CAP / math.exp(0.1)
     lam, g = bet_growth(0.2666, 0.2187, c, 0.0, cap)
     mean, var = 0.2666 - c * 0.2187, 0.2666 * 0.7334 + c ** 2 * 0.2187 * 0.7813
     assert float(g) == pytest.approx(mean ** 2 / (2 * var), rel=0.05)
@@ -49,8 +50,8 @@ def test_bet_growth_is_the_growth_of_the_best_bet_within_the_cap() -> None:
     assert lam[2] == pytest.approx(cap)                 # an impossible event: the largest bet
     # within the cap every factor stays positive at every ε' of the grid up to the tier's own eps_max
     grid, eps_max = wealth_grid(0.1)
-    logs = anytime._log_factors(np.float64(anytime.LAMBDA_CAP / math.exp(eps_max)), np.exp(grid), 0.0)
-    assert np.all(np.isfinite(logs)) and logs.min() >= math.log(1 - anytime.LAMBDA_CAP) - 1e-12
+    logs = betting.log_factors(np.float64(betting.LAMBDA_CAP / math.exp(eps_max)), np.exp(grid), 0.0)
+    assert np.all(np.isfinite(logs)) and logs.min() >= math.log(1 - betting.LAMBDA_CAP) - 1e-12
 
 
 def test_wealth_is_pathwise_nonincreasing_over_the_epsilon_grid() -> None:
@@ -58,15 +59,15 @@ def test_wealth_is_pathwise_nonincreasing_over_the_epsilon_grid() -> None:
     tier (below ε) and of the bound tier never increase along the grid, so neither does their sum."""
     eps = 0.3
     grid, eps_max = wealth_grid(eps)
-    below = np.arange(len(grid)) <= anytime.GRID_BELOW - 1
-    assert grid[anytime.GRID_BELOW - 1] == eps and np.all(np.diff(grid) > 0) and grid[-1] == eps_max
-    bet = anytime._Bet(0, 0, IntervalEvent(Identity(), 0.5, math.inf), "out >= 0.5", 0.01, 0.0, (60, 40, 200),
+    below = np.arange(len(grid)) <= betting.GRID_BELOW - 1
+    assert grid[betting.GRID_BELOW - 1] == eps and np.all(np.diff(grid) > 0) and grid[-1] == eps_max
+    bet = betting.Bet(0, 0, IntervalEvent(Identity(), 0.5, math.inf), "out >= 0.5", 0.01, 0.0, (60, 40, 200),
                        np.zeros(len(grid)), np.zeros(len(grid)))
     rng = np.random.default_rng(0)
-    cap_a, cap_b = anytime.LAMBDA_CAP / math.exp(eps), anytime.LAMBDA_CAP / math.exp(eps_max)
+    cap_a, cap_b = betting.LAMBDA_CAP / math.exp(eps), betting.LAMBDA_CAP / math.exp(eps_max)
     for _ in range(20):
         values = {(0, 0): rng.laplace(1.0, 1.0, 64), (0, 1): rng.laplace(0.0, 1.0, 64)}
-        anytime._play(bet, values, grid, np.exp(grid), 0.0, eps, cap_a, cap_b, below)
+        betting.play(bet, values, grid, np.exp(grid), 0.0, eps, cap_a, cap_b, below)
         a = np.where(below, math.log(0.9) + bet.log_a, -np.inf)
         total = np.logaddexp(a, math.log(0.1) + bet.log_b)
         assert np.all(np.diff(bet.log_a[below]) <= 1e-12) and np.all(np.diff(bet.log_b) <= 1e-12)
