@@ -11,18 +11,20 @@ Prints two markdown tables with the command line that made them (docs/auditor.md
   false-alarm measurement in docs/auditor.md;
 * **samples to a verdict** -- every ``expect = "violation"`` statistical entry of audits/catalogue.toml, run as
   ``dpverify run --sequential`` runs it (:func:`dpverify.suites.run_entry` with ``sequential=True``, the entry's
-  quick test budget and seed under run seed 0): the outputs per input drawn until the verdict (search + test), the
-  round reached, and whether the entry's violation is at least twice its claim (true ε from the suite file);
+  quick budget and seed under run seed 0): the outputs per input drawn until the verdict (the whole stream, its
+  searched outputs included), the checkpoints reached, and whether the entry's violation is at least twice its
+  claim (true ε from the suite file);
 * **run seeds** -- the same for the entries at least twice their claim that miss 10⁴ at run seed 0 or are listed in
   ``ORACLES``, over run seeds 0 .. ``--seeds`` - 1: the median and how many runs reach a verdict within 10⁴;
 * **oracle** -- for those entries whose law is known in closed form (``ORACLES``), the samples per input the
   *best* event needs: the events are the superlevel sets of the exact likelihood ratio of each pair and direction
   (Neyman-Pearson; on a fine grid), and for each the least ``n`` at which the expected counts ``(round(n p),
-  round(n q))`` give ``ln(p_low / q_high) > ε`` -- about even odds of a verdict -- with (a) the audit's fixed-sample
-  test, Clopper-Pearson bounds at ``alpha/2`` each (no search, no union over finalists or rounds: what no
-  fixed-sample audit can beat with this test), and (b) the confidence sequences of the anytime audit at ``alpha/2``
-  each, the prior centred on the true ``p, q`` (best of three weights; no search, rounds or finalists: a floor for
-  the anytime audit's test samples).
+  round(n q))`` give ``ln(p_low / q_high) > ε`` -- about even odds of a verdict -- with the audit's fixed-sample
+  test, Clopper-Pearson bounds at ``alpha/2`` each (no search, no union over finalists: what no fixed-sample audit
+  can beat with this test); and the best growth rate ``g*`` of the anytime audit's test martingale over the same
+  events (:func:`dpverify.statistical.anytime.bet_growth`, the bet optimal for the exact ``p, q`` within the audit's
+  cap) with ``ln(1 / ((1 - BOUND_WEIGHT) alpha)) / g*``, the outputs per input its wealth needs on average to reach
+  the threshold with that event known from the start (no search, no portfolio: a floor for the anytime audit).
 """
 
 from __future__ import annotations
@@ -40,8 +42,8 @@ import numpy as np  # noqa: E402
 from scipy import stats  # noqa: E402
 
 from algorithms.classic import Geometric, Laplace, RandomizedResponse  # noqa: E402
-from dpverify.statistical.anytime import audit_anytime  # noqa: E402
-from dpverify.statistical.confseq import centred_prior, mixture_lower, mixture_upper  # noqa: E402
+from dpverify.statistical import anytime  # noqa: E402
+from dpverify.statistical.anytime import audit_anytime, bet_growth  # noqa: E402
 from dpverify.suites import load_suite, run_entry  # noqa: E402
 from dpverify.suites.runner import build_mechanism, build_pairs  # noqa: E402
 
@@ -67,9 +69,8 @@ def false_alarms(runs: int, samples: int, search: int, first: int, alpha: float)
     ci = stats.binomtest(total, n).proportion_ci(0.95, method="exact")
     lines.append(f"| **all** | **{total}/{n}** | {total / n:.4f} | [{ci.low:.4f}, {ci.high:.4f}] |")
     lines.append("")
-    lines.append(f"α = {alpha}; {samples:,} test samples per input (budget, rounds of at least {first:,}), search "
-                 f"{search:,} in the last round; "
-                 f"one-sided binomial p-value of 'rate ≤ α': {test.pvalue:.3g}.")
+    lines.append(f"α = {alpha}; a stream of {samples:,} samples per input (first checkpoint at {first:,}, searches on "
+                 f"at most the last {search:,}); one-sided binomial p-value of 'rate ≤ α': {test.pvalue:.3g}.")
     return lines
 
 
@@ -83,7 +84,7 @@ def ratio(entry) -> float | None:  # noqa: ANN001
 
 def verdicts(workers: int, missed: list[str]) -> list[str]:
     suite = load_suite(ROOT / "audits" / "catalogue.toml")
-    lines = ["| entry | true ε / claim | verdict | samples per input to verdict | round | ≤ 10⁴ | seconds |",
+    lines = ["| entry | true ε / claim | verdict | samples per input to verdict | checkpoints | ≤ 10⁴ | seconds |",
              "|---|---|---|---|---|---|---|"]
     for entry in suite.entries:
         if entry.kind != "statistical" or entry.expect != "violation" or entry.claim.is_profile:
@@ -96,7 +97,7 @@ def verdicts(workers: int, missed: list[str]) -> list[str]:
         d = (o.details or {}).get("anytime", {})
         stv = d.get("samples_to_verdict", 0)
         r_txt = "?" if r is None else ("∞" if math.isinf(r) else f"{r:.3g}")
-        lines.append(f"| `{entry.id}` | {r_txt} | {o.outcome} | {stv:,} of {d.get('samples', 0):,} test budget | "
+        lines.append(f"| `{entry.id}` | {r_txt} | {o.outcome} | {stv:,} of {d.get('samples', 0):,} budget | "
                      f"{len(d.get('rounds', []))}/{d.get('planned_rounds')} | "
                      f"{'yes' if o.outcome == 'violation' and stv <= GOAL else 'no'} | {o.seconds:.2f} |")
         if r is not None and r >= 2 and (o.outcome != "violation" or stv > GOAL or entry.id in ORACLES):
@@ -110,14 +111,6 @@ def _cp_bound(k_num: int, k_den: int, n: int, level: float) -> float:
     lo = stats.beta.ppf(level, k_num, n - k_num + 1) if k_num > 0 else 0.0
     hi = stats.beta.ppf(1 - level, k_den + 1, n - k_den) if k_den < n else 1.0
     return math.log(lo / hi) if lo > 0 else -math.inf
-
-
-def _cs_bound(p: float, q: float, strength: float):  # noqa: ANN202
-    def bound(k_num: int, k_den: int, n: int, level: float) -> float:
-        lo = mixture_lower(k_num, n, level, *centred_prior(round(p * strength), round(strength), strength))
-        hi = mixture_upper(k_den, n, level, *centred_prior(round(q * strength), round(strength), strength))
-        return math.log(lo / hi) if lo > 0 else -math.inf
-    return bound
 
 
 def _least_n(p: float, q: float, eps: float, level: float, bound, top: int = 10**8) -> int | None:  # noqa: ANN001
@@ -215,32 +208,45 @@ ORACLES = {
 }
 
 
-def oracle(entry, alpha: float) -> tuple[str, int | None, int | None]:  # noqa: ANN001
-    """(pair label, fixed-sample n, anytime n) of the best event over the entry's pairs and directions."""
-    mech, eps = build_mechanism(entry), entry.claim.epsilon
+def oracle(entry, alpha: float) -> tuple[str, int | None, str, float]:  # noqa: ANN001
+    """(best event for the fixed-sample test, its least n; best event for the test martingale, its growth g*) over
+    the entry's pairs and directions."""
+    mech, eps, delta = build_mechanism(entry), entry.claim.epsilon, entry.claim.delta
+    cap = anytime.LAMBDA_CAP / (math.exp(eps) + delta)
     best: tuple[float, str, float, float] | None = None
+    grow: tuple[float, str, float, float] | None = None
     for pair in build_pairs(entry, 0):
         P0, P1 = ORACLES[entry.id](entry, mech, pair)
-        for p, q in _superlevel_events(P0, P1, eps):
+        events = list(_superlevel_events(P0, P1, eps))
+        if not events:
+            continue
+        p_all, q_all = np.array(events).T
+        _, g_all = bet_growth(p_all, q_all, math.exp(eps), delta, cap)
+        k = int(np.argmax(g_all))
+        if grow is None or g_all[k] > grow[0]:
+            grow = (float(g_all[k]), pair.label, float(p_all[k]), float(q_all[k]))
+        for p, q in events:
             # normal approximation to rank the events, then the exact requirement of the best few
             z = stats.norm.ppf(1 - alpha / 2)
             gap = math.log(p / q) - eps
             approx = (z * (math.sqrt((1 - p) / p) + math.sqrt((1 - q) / q)) / gap) ** 2
             if best is None or approx < best[0]:
                 best = (approx, pair.label, p, q)
-    if best is None:
-        return "-", None, None
+    if best is None or grow is None:
+        return "-", None, "-", 0.0
     _, label, p, q = best
     fixed = _least_n(p, q, eps, alpha / 2, _cp_bound)
-    anytime = [n for w in (1000, 4000, 16000)
-               if (n := _least_n(p, q, eps, alpha / 2, _cs_bound(p, q, w))) is not None]
-    return f"{label}: p = {p:.4g}, q = {q:.4g}, ln(p/q) = {math.log(p / q):.3g}", fixed, min(anytime, default=None)
+    g, glabel, gp, gq = grow
+    return (f"{label}: p = {p:.4g}, q = {q:.4g}, ln(p/q) = {math.log(p / q):.3g}", fixed,
+            f"{glabel}: p = {gp:.4g}, q = {gq:.4g}", g)
 
 
 def seeds_and_oracles(ids: list[str], seeds: int, alpha: float, workers: int) -> list[str]:
     suite = load_suite(ROOT / "audits" / "catalogue.toml")
-    lines = ["| entry | run seeds: median samples to verdict | ≤ 10⁴ | oracle event (best pair) | oracle, "
-             "fixed-sample (Clopper–Pearson) | oracle, anytime (confidence sequences) |", "|---|---|---|---|---|---|"]
+    lines = ["| entry | run seeds: median samples to verdict | ≤ 10⁴ | oracle event, fixed-sample (best pair) | "
+             "oracle, fixed-sample (Clopper–Pearson) | oracle event, test martingale | growth g* per output | "
+             "ln(1/((1−w)α)) / g* |", "|---|---|---|---|---|---|---|---|"]
+    threshold = math.log(1 / ((1 - anytime.BOUND_WEIGHT) * alpha))
     for entry in suite.entries:
         if entry.id not in ids:
             continue
@@ -252,24 +258,27 @@ def seeds_and_oracles(ids: list[str], seeds: int, alpha: float, workers: int) ->
         med = float(np.median(stv))
         within = sum(v <= GOAL for v in stv)
         if entry.id in ORACLES:
-            event, fixed, anytime = oracle(entry, alpha)
+            event, fixed, gevent, g = oracle(entry, alpha)
         else:
-            event, fixed, anytime = "(law not in closed form here)", None, None
+            event, fixed, gevent, g = "(law not in closed form here)", None, "-", 0.0
         fmt = lambda n: "-" if n is None else f"{n:,}"  # noqa: E731
-        lines.append(f"| `{entry.id}` | {med:,.0f} | {within}/{seeds} | {event} | {fmt(fixed)} | {fmt(anytime)} |")
+        lines.append(f"| `{entry.id}` | {med:,.0f} | {within}/{seeds} | {event} | {fmt(fixed)} | {gevent} | "
+                     f"{g:.3g} | {fmt(round(threshold / g) if g > 0 else None)} |")
     lines.append("")
-    lines.append(f"Run seeds 0 .. {seeds - 1}; oracle: the least n per input at which the expected counts of the best "
-                 f"event certify ε > claim (about even odds), α = {alpha} (α/2 per bound).")
+    lines.append(f"Run seeds 0 .. {seeds - 1}; oracle, fixed-sample: the least n per input at which the expected "
+                 f"counts of the best event certify ε > claim (about even odds), α = {alpha} (α/2 per bound); "
+                 f"test martingale: the best event's growth per output at the best bet within the cap, and the "
+                 f"outputs per input it needs on average to reach the threshold (w = {anytime.BOUND_WEIGHT}).")
     return lines
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--runs", type=int, default=200, help="anytime audits per calibration mechanism")
-    ap.add_argument("--samples", type=int, default=20_000, help="test budget per input of a calibration run")
-    ap.add_argument("--search", type=int, default=10_000, help="search samples of a calibration run's last round")
-    ap.add_argument("--first", type=int, default=4_000, help="least test budget of a calibration run's first round "
-                    "(4000: two rounds, alpha/2 each)")
+    ap.add_argument("--samples", type=int, default=20_000, help="stream budget per input of a calibration run")
+    ap.add_argument("--search", type=int, default=10_000, help="outputs per input a calibration run's searches see "
+                    "at most")
+    ap.add_argument("--first", type=int, default=256, help="first checkpoint of a calibration run")
     ap.add_argument("--alpha", type=float, default=0.05)
     ap.add_argument("--workers", type=int, default=1, help="workers of the catalogue runs")
     ap.add_argument("--seeds", type=int, default=8, help="run seeds of the entries at least twice their claim that "

@@ -363,7 +363,8 @@ def test_run_sequential_stops_early_on_the_broken_entry(tmp_path: Path, capsys: 
     assert broken["samples_to_verdict"] < broken["samples"]
     control = by_id["laplace-l1"]["details"]["anytime"]
     assert by_id["laplace-l1"]["outcome"] == "pass" and len(control["rounds"]) == control["planned_rounds"]
-    assert by_id["laplace-l1"]["samples"] == control["test_samples"] == control["samples"]
+    assert by_id["laplace-l1"]["samples"] == control["test_samples"]
+    assert control["test_samples"] + control["search_samples"] == control["samples_to_verdict"] == control["samples"]
     code, _, err = run(capsys, "run", str(SUITES), "--workers", "1", "--out", str(tmp_path), "--resume")
     assert code == 2 and "--sequential: the report was run with it, this run without" in err
 

@@ -15,7 +15,7 @@
     seed); only the others run.  A report of another mode, seed or set of suite files is refused, naming
     what differs.  ``--scheduler ADDRESS`` samples on a Dask cluster (:func:`dpverify.execution.distributed.use_scheduler`;
     same seed, same report).  ``--sequential`` runs each statistical entry as an anytime-valid audit with
-    its own test budget (:func:`dpverify.statistical.anytime.audit_anytime`): confidence sequences checked after
+    its own budget (:func:`dpverify.statistical.anytime.audit_anytime`): a betting test martingale checked after
     every batch, stopping at the first batch that certifies a violation, so a broken claim is reported after a
     fraction of the budget, with a looser bound than the full audit gives.
 
@@ -156,7 +156,7 @@ def build_parser() -> argparse.ArgumentParser:
     suite_run_args(run, "dpverify-report")
     run.add_argument("--full", action="store_true", help="use each entry's full budget (default: quick)")
     run.add_argument("--sequential", action="store_true",
-                     help="statistical entries run as anytime-valid audits (confidence sequences, checked after every "
+                     help="statistical entries run as anytime-valid audits (a betting test martingale, checked after every "
                      "batch) and stop at the first batch that certifies a violation: faster verdicts on broken "
                      "claims, looser bounds")
     run.add_argument("--resume", action="store_true",

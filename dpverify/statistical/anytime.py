@@ -1,48 +1,67 @@
-"""An anytime-valid sequential audit: verdicts that stop as soon as they are certain.
+"""An anytime-valid sequential audit: a betting test of the claim that stops as soon as the evidence suffices.
 
 ``audit_anytime(mechanism, pairs, epsilon, samples=N)`` looks for the violation :func:`dpverify.audit` looks for --
-an event ``S`` with ``P[M(x) in S] > e^eps P[M(x') in S] + delta`` -- but tests its candidate events on a *stream*
-of fresh batches and stops at the first batch after which the evidence certifies a violation.  A gross violation
-stops after the first round's search and a few hundred test samples per input; a subtle one as soon as the evidence
-is there; a mechanism without a detectable violation spends the whole budget.
+an event ``S`` with ``P[M(x) in S] > e^eps P[M(x') in S] + delta`` -- on a single *stream* of outputs per input,
+and stops at the first batch after which a test martingale certifies it.  A gross violation stops after a few
+hundred outputs per input; a subtle one as soon as the evidence is there; a mechanism without a detectable
+violation spends the whole budget ``N`` (outputs per input, every one counted: there is no separate search sample).
 
-**Rounds.**  The test budget ``N`` is split into ``R`` rounds of geometrically growing size (ratio ``growth``,
-the first at least ``first_samples``, by default 8000: about what certifying a violation of twice a claim of 0.1
-takes on the best event, so that such a violation can stop in the first round).  Round ``r`` searches events on its
-own search sample, growing with the round like its test budget (the first of several rounds at most a quarter of
-its test budget; :func:`dpverify.statistical.auditor.search_phase`: the audit's event families, the finalists
-chosen on the search sample only, ranked by how many standard errors of their search estimate their projected
-bound lies above the claim -- their chance of certifying it -- rather than by the bound itself), then counts the
-finalists on fresh batches of ``first_batch`` outputs per input until the stream has ``16 first_batch``, then of a
-sixteenth of the stream so far (stopping points about 6 % apart, at most ``batch_size``) until the round's budget
-is spent.  Every round draws from its own seed; every batch from the seed of its coordinates, so results do not
-depend on the number of workers.
+**The test martingale.**  Fix a pair ``(x, x')`` and a direction.  For an event ``S`` chosen before observation
+``t``, let ``Y_t = 1[M(x)_t in S]`` and ``Z_t = 1[M(x')_t in S]`` (fresh, independent draws).  If ``M`` is
+``(eps, delta)``-DP then ``E[Y_t - e^eps Z_t - delta | past] <= 0``, so for any *predictable* bet ``lambda_t in
+[0, 1/(e^eps + delta))``
 
-**Bounds.**  After every batch each finalist ``(pair, direction, S)`` has two confidence sequences
-(:mod:`dpverify.statistical.confseq`: Robbins' beta-binomial mixture, Howard et al., Ann. Stat. 2021, sec. 3.2):
-a lower one for ``p = P[M(x) in S]`` and an upper one for ``q = P[M(x') in S]``, each with its prior centred on
-the search sample's counts (independent of the test stream).  They give ``eps_t = ln((p_low,t - delta) /
-q_high,t)`` (Jagielski et al., NeurIPS 2020), and the audit stops with a violation when ``eps_t > epsilon``.
+    K_t = prod_{s <= t} (1 + lambda_s (Y_s - e^eps Z_s - delta))
 
-**Validity (why stopping at any batch costs nothing).**  The first of ``R > 1`` rounds gets level ``alpha_1 = alpha /
-2``, each other ``alpha_r = alpha / (2 (R - 1))`` (:func:`round_levels`; fixed before any data).  In round
-``r`` with ``F_r`` finalists each of the ``2 F_r`` sequences runs at level ``alpha_r / (2 F_r)``; a sequence holds
-at *every* batch at once except with that probability (Ville's inequality), whatever rule stops it.  The finalists
-are chosen on search samples independent of the round's test stream, so conditional on them the union bound over
-the ``2 F_r`` sequences gives ``alpha_r``, and over the rounds ``sum alpha_r = alpha``.  So with probability at
-least ``1 - alpha`` every ``eps_t`` of every round and batch is below the true ε (at this delta) simultaneously:
-their maximum (reported) is a lower confidence bound, and a violation reported at any stopping time is a violation
-at level ``alpha``.  "No violation detected" after the whole budget is never a proof of privacy.
+is a nonnegative supermartingale with ``K_0 = 1`` (a "test supermartingale"), and Ville's inequality (Ville,
+*Étude critique de la notion de collectif*, 1939) gives ``P(exists t: K_t >= 1/alpha) <= alpha`` whatever rule
+stops the stream (Ramdas, Grünwald, Vovk & Shafer, "Game-theoretic statistics and safe anytime-valid inference",
+Stat. Sci. 38(4), 2023; Shafer & Vovk's testing by betting).  The event and the bet may change at any time as long
+as they are chosen from data seen before: the audit's event search runs on the stream itself, at *checkpoints*, so
+no sample is spent on a search alone.  Within a batch the event and the bet are fixed at its start and the
+observations are i.i.d., so the batch multiplies ``K`` by ``prod (1 + lambda (Y - e^eps Z - delta))`` over its
+rows (``Y`` and ``Z`` of the same row index paired): four counts per batch suffice.
 
-Compared with the ladder of :func:`dpverify.statistical.sequential.audit_sequential` (full audits at budgets ×4
-apart, level ``alpha / 2^(K-k)`` per stage), a verdict is reached at the first batch the evidence suffices, not
-at the end of a stage; the price is the width of a confidence sequence over a fixed-sample interval (about
-``(1/2) ln(N / prior weight)`` more in the log-boundary), so the plain audit stays the tool for tightness figures.
+**Checkpoints and finalists.**  The stream is drawn in batches (``first_batch`` outputs per input, then a
+sixteenth of the stream so far, at most ``batch_size``; every batch seeded by its coordinates, so results do not
+depend on the number of workers).  At the checkpoints ``first_samples, growth * first_samples, ...`` the event
+search of :func:`dpverify.audit` (:func:`dpverify.statistical.search.search_events`, every family) runs on the
+stream so far (its last ``search_samples`` outputs per input), and the ``finalists`` candidates of largest
+*expected growth* are bet on until the next checkpoint: ``g = max_lambda E log(1 + lambda (Y - e^eps Z -
+delta))`` for Bernoulli ``Y, Z`` with the frequencies of the search's scoring half, each moved one standard error
+against the claim (:func:`bet_growth`; for a small gap ``g ~ mean^2 / (2 var)``, so ``ln(1/alpha) / g`` outputs
+per input certify the violation).  Before the first checkpoint nothing is bet.
 
-References: Robbins (1970) and Howard, Ramdas, McAuliffe & Sekhon (Ann. Stat. 49(2), 2021) for mixture confidence
-sequences; Waudby-Smith & Ramdas (JRSS-B 86(1), 2024) for betting sequences (a tighter alternative, not used:
-it needs bets per observation, the test phase returns counts per batch); DP-Sniper (Bichsel et al., S&P 2021)
-for the event search and the union bound.
+**The bets.**  Each finalist bets, in every batch, the ``lambda`` that maximises that expected growth at its
+running frequency estimate -- the scoring-half counts plus its counts in the batches since its checkpoint, moved
+one standard error against the claim -- clipped to ``[0, LAMBDA_CAP / (e^eps + delta)]`` (a plug-in GRAPA bet,
+Waudby-Smith & Ramdas, "Estimating means of bounded random variables by betting", JRSS-B 86(1), 2024, sec. 5;
+predictable: it uses data before the batch only).  The audit's wealth is a *portfolio*: at each checkpoint the
+whole wealth is split over the new finalists in proportion to their expected growth (weights chosen from past data:
+a rebalanced average of test supermartingales on one filtration is again one), and it stays idle (unchanged) while
+no candidate has a positive expected growth.  The audit stops with a violation when the wealth at the claimed
+``eps`` reaches ``1/alpha``.
+
+**The ε lower bound.**  The same events, weights and bets define a wealth ``E_t(eps')`` for every ``eps'`` of a
+grid: two tiers share the events and portfolio weights, a *claim* tier of weight ``1 - BOUND_WEIGHT`` with the bets
+above (valid for every ``eps' <= eps``, since ``lambda < 1/(e^eps + delta) <= 1/(e^eps' + delta)``) and a *bound*
+tier of weight ``BOUND_WEIGHT`` whose bets are those clipped to ``LAMBDA_CAP / (e^eps_max + delta)`` (valid for
+every ``eps' <= eps_max = eps + max(eps, 1)``).  ``E_t(eps') = (1 - w) A_t(eps') 1[eps' <= eps] + w B_t(eps')``.
+For each fixed ``eps'`` this is a nonnegative supermartingale under "``M`` is ``(eps', delta)``-DP" with ``E_0 <=
+1``.  Each factor ``1 + lambda (Y - e^eps' Z - delta)`` is nonincreasing in ``eps'`` (it moves only through ``-
+lambda e^eps' Z``) and the bets and weights do not depend on ``eps'``, so ``A_t``, ``B_t`` and hence ``E_t`` are
+*pathwise* nonincreasing in ``eps'`` (the indicator only drops).  Let ``eps*`` be the true ε (at this ``delta``)
+and ``L = max{eps' in grid : sup_{s <= t} E_s(eps') >= 1/alpha}``.  If ``L > eps*`` then, by monotonicity,
+``sup_s E_s(eps*) >= sup_s E_s(L) >= 1/alpha``, so ``P(L > eps*) <= P(exists s: E_s(eps*) >= 1/alpha) <= alpha``
+by Ville: ``L`` is a lower confidence bound at level ``1 - alpha``, valid at any stopping time, with the whole
+``alpha`` (no split: the verdict is the event ``L >= eps``).  The claim tier costs ``ln(1/(1 - w))`` in the
+threshold of the verdict, the bound tier reaches values above the claim only with ``ln(1/w)`` more.  ``L`` is
+reported (at least 0); "no violation detected" after the whole budget is never a proof of privacy.
+
+References: Ville (1939); Waudby-Smith & Ramdas (JRSS-B 86(1), 2024) for betting with predictable plug-in bets;
+Ramdas, Grünwald, Vovk & Shafer (Stat. Sci. 2023) and Shafer & Vovk (*Game-Theoretic Foundations for Probability
+and Finance*, 2019) for test martingales and anytime validity; DP-Sniper (Bichsel et al., S&P 2021) for the event
+search; Jagielski et al. (NeurIPS 2020) for the hockey-stick form ``P[S] - e^eps P'[S] - delta``.
 """
 
 from __future__ import annotations
@@ -54,6 +73,7 @@ from dataclasses import dataclass, field
 from typing import Any, Sequence
 
 import numpy as np
+from numpy.typing import NDArray
 
 from dpverify._validation import check_count, check_real, counted, root_entropy
 from dpverify.errors import InputError, MechanismError
@@ -61,44 +81,41 @@ from dpverify.execution.sampling import (
     TEST_PHASE,
     BatchTiming,
     Mechanism,
+    Signature,
     Task,
     WorkerPool,
     resolve_workers,
     run_batch,
+    single_threaded_libraries,
 )
 from dpverify.jsonsafe import json_float
 from dpverify.neighbours import Pair, as_pairs
 from dpverify.results import Measured, PrivacyClaim, ViolationVerdict
-from dpverify.statistical.auditor import DEFAULT_SAMPLES, DEFAULT_SEARCH_CAP, search_phase
-from dpverify.statistical.confseq import ProportionSequence, centred_prior
-from dpverify.statistical.contract import check_pairs_differ, check_rng_contract, declares_seedless
+from dpverify.statistical.auditor import DEFAULT_SAMPLES, DEFAULT_SEARCH_CAP
+from dpverify.statistical.contract import (check_batches_distinct, check_pairs_differ, check_rng_contract,
+                                           declares_seedless)
+from dpverify.statistical.privacy_loss import loss_histogram
 from dpverify.statistical.result import (REPRODUCIBLE_NOTE, EventTest, LibraryTiming, Witness, bound_text, claim_text,
                                          trailing_notes, witness_text)
-from dpverify.statistical.stats import epsilon_lower_bound
+from dpverify.statistical.betting import (BOUND_WEIGHT, GRID_BELOW, LAMBDA_CAP, Bet, bet_growth, play, shrunk, tiers,
+                                          wealth_grid)
+from dpverify.statistical.search import Candidate, search_events
 
-__all__ = ["AnytimeResult", "Round", "audit_anytime", "round_plan", "stream_batches"]
+__all__ = ["AnytimeResult", "Round", "audit_anytime", "stream_plan"]
 
-#: prior weight of a finalist's confidence sequences, as a fraction of its search (scoring-half) sample
-PRIOR_FRACTION = 0.25
-#: share of the level spent by the first of several rounds (the others share the rest equally)
-FIRST_ALPHA = 0.5
+#: first checkpoint (outputs per input before the first search and the first bet), by default
+FIRST_SAMPLES = 256
 #: a stream's batch is the outputs so far over this (stopping points ``1 + 1/STREAM_STEP`` apart)
 STREAM_STEP = 16
-#: rank a round's candidates by their chance of certifying the claim (search_phase's target) rather than by their
-#: projected bound
-RANK_BY_POWER = True
-#: least default test budget of the first round: about what a confidence sequence needs to certify a violation of
-#: twice a claim of 0.1 on the best event at the first round's level (docs/anytime_calibration.py, "oracle")
-FIRST_SAMPLES = 8000
-#: the first of several rounds searches at most 1/FIRST_SEARCH_RATIO of its test budget (a gross violation stops
-#: after that search and a few hundred test outputs)
-FIRST_SEARCH_RATIO = 4
+#: seed coordinates of the checkpoint searches' own generators (the search phase of dpverify.audit uses 2)
+STREAM_SEARCH = 6
 NAN_POLICIES = ("raise", "outcome")
 
 
 @dataclass(frozen=True)
 class Round:
-    """One search round: its budgets, level, finalists and how far its test stream went."""
+    """One epoch of the stream, from a checkpoint to the next: the outputs searched at its checkpoint, its length,
+    how far the stream went in it, the level of the whole test, its finalists and the ε lower bound at its end."""
 
     search_samples: int
     test_budget: int
@@ -118,11 +135,15 @@ class Round:
 class AnytimeResult(ViolationVerdict):
     """Outcome of :func:`audit_anytime`.
 
-    ``epsilon_lower_bound`` is the largest ``eps_t`` over every round, batch and finalist: a lower confidence bound
-    on the true ε at level ``1 - alpha`` valid at the (data-dependent) stopping time.  ``samples_to_verdict``: the
-    outputs drawn per input of one pair (search and test, every round run); ``test_samples``: the fresh test outputs
-    per input among them; ``samples``: the test budget.  ``witness``: the finalist of the largest bound with its
-    counts at the time the bound was reached (``witness.test.samples`` test draws).
+    ``epsilon_lower_bound``: the largest ``eps'`` of the grid whose wealth reached ``1/alpha`` at some batch, a
+    lower confidence bound on the true ε at level ``1 - alpha`` valid at the (data-dependent) stopping time (module
+    docstring); ``violation``: the wealth at the claimed ε reached ``1/alpha`` (then the bound is at least ε).
+    ``samples``: the budget, outputs per input of the stream; ``samples_to_verdict``: the outputs per input drawn
+    (the whole stream up to the stopping batch, the searched outputs among them); ``test_samples``: those drawn after
+    the first checkpoint, while bets were placed; ``search_samples``: those before it.  ``witness``: the finalist
+    holding the largest share of the claim tier's wealth at the end, with its counts in its epoch
+    (``witness.test.samples`` outputs per input) and the audit's bound; its ``p_num_low`` / ``p_den_high`` are NaN
+    (the test martingale bounds ε directly, not the two probabilities).
     """
 
     violation: bool
@@ -158,19 +179,20 @@ class AnytimeResult(ViolationVerdict):
 
     @property
     def stopped_early(self) -> bool:
-        """The audit stopped before spending its test budget (always with a violation)."""
-        return self.test_samples < self.samples
+        """The audit stopped before spending its budget (always with a violation)."""
+        return self.samples_to_verdict < self.samples
 
     @property
     def search_samples(self) -> int:
-        """Search outputs per input drawn over the rounds run (``samples_to_verdict - test_samples``)."""
+        """Outputs per input drawn before the first checkpoint, searched and never bet on
+        (``samples_to_verdict - test_samples``)."""
         return self.samples_to_verdict - self.test_samples
 
     def summary(self) -> str:
         """One paragraph in the project's wording rules."""
         lb_txt, claim = bound_text(self.epsilon_lower_bound), claim_text(self.epsilon, self.delta)
-        where = (f"stopped after {self.samples_to_verdict} samples per input ({self.search_samples} search + "
-                 f"{self.test_samples} test, round {len(self.rounds)} of {self.planned_rounds})")
+        where = (f"stopped after {self.samples_to_verdict} samples per input ({self.search_samples} before the first "
+                 f"bet, searched at {counted(len(self.rounds), 'checkpoint')} of {self.planned_rounds})")
         extras = trailing_notes(self.reproducible, self.library)
         if self.violation:
             assert self.witness is not None
@@ -199,77 +221,91 @@ class AnytimeResult(ViolationVerdict):
         }
 
 
-def round_plan(samples: int, search_samples: int, first_samples: int, growth: float,
-               alpha: float) -> list[tuple[int, int, float]]:
-    """``(test budget, search samples, alpha)`` of every round, smallest first: ``R`` test budgets in ratio
-    ``growth`` summing to ``samples``, ``R`` the largest with the first at least ``first_samples`` (one round when
-    even that is too many); search samples in proportion to the test budget, at least ``min(search_samples,
-    1000)``, the first of several rounds at most a quarter of its test budget; levels ``alpha / 2`` for the first of
-    several rounds, ``alpha / (2 (R - 1))`` for each other (:func:`round_levels`), summing to ``alpha``."""
+def stream_plan(samples: int, first_samples: int, growth: float, first_batch: int,
+                batch_size: int) -> tuple[list[int], list[int]]:
+    """``(checkpoints, batches)`` of a stream of ``samples`` outputs per input: the checkpoints ``first_samples,
+    growth * first_samples, ...`` below ``samples`` (the searches; the epochs between them are the result's rounds),
+    and the batch sizes, summing to ``samples``: ``first_batch`` until the stream has ``STREAM_STEP first_batch``,
+    then ``1/STREAM_STEP`` of the outputs so far (stopping points about 6 % apart), at most ``batch_size``, every
+    checkpoint a batch boundary.  Fixed before any data."""
     samples = check_count("samples", samples)
-    search_samples = check_count("search_samples", search_samples)
     first_samples = check_count("first_samples", first_samples)
+    first_batch = check_count("first_batch", first_batch)
+    batch_size = check_count("batch_size", batch_size)
     if not (isinstance(growth, (int, float)) and math.isfinite(growth) and growth > 1):
         raise InputError(f"growth must be a number > 1, got {growth!r}")
     if first_samples > samples:
         raise InputError(f"first_samples ({first_samples}) must not exceed samples ({samples})")
-    k = 1
-    while samples * (growth - 1) / (growth ** (k + 1) - 1) >= first_samples:
-        k += 1
-    weights = [growth ** j for j in range(k)]
-    budgets = [int(samples * w // sum(weights)) for w in weights]
-    budgets[-1] += samples - sum(budgets)
-    floor = min(search_samples, 1000)
-    searches = [max(floor, round(search_samples * n / samples), 2) for n in budgets]
-    if k > 1:
-        searches[0] = min(searches[0], max(floor, budgets[0] // FIRST_SEARCH_RATIO, 2))
-    return list(zip(budgets, searches, round_levels(alpha, k)))
-
-
-def round_levels(alpha: float, rounds: int) -> list[float]:
-    """The level of each of ``rounds`` rounds, summing to ``alpha``: the first of several rounds gets ``alpha`` times
-    :data:`FIRST_ALPHA` (``1/2``), the others share the rest equally (``alpha / (2 (R - 1))`` each).  The first
-    round gets more because the violations a small budget can certify stop there; sharing the rest equally keeps
-    the last round, where the subtle ones stop, within ``ln(2 (R-1) / R)`` of ``alpha / R`` in the log-boundary."""
-    if rounds == 1:
-        return [alpha]
-    rest = alpha * (1 - FIRST_ALPHA) / (rounds - 1)
-    return [alpha - rest * (rounds - 1)] + [rest] * (rounds - 1)
-
-
-def sequence_z(level: float, n_test: int, n_search: int) -> float:
-    """About how many standard errors wide a confidence sequence at ``level`` is after ``n_test`` draws, its prior
-    weighing ``PRIOR_FRACTION`` of the scoring half of ``n_search``: ``sqrt(2 ln(1/level) + ln(1 + n/rho))``, the
-    normal-mixture boundary (Howard et al. 2021, sec. 3) with ``rho`` the prior weight.  Used to rank a round's
-    candidates (search data only), never for a bound."""
-    rho = max(2.0, PRIOR_FRACTION * (n_search - n_search // 2))
-    return math.sqrt(2.0 * math.log(1.0 / level) + math.log1p(n_test / rho))
-
-
-def stream_batches(total: int, first_batch: int, batch_size: int) -> list[int]:
-    """Batch sizes of a round's test stream, summing to ``total``: ``first_batch`` until the stream has
-    ``STREAM_STEP first_batch``, then ``1/STREAM_STEP`` of the outputs so far (stopping points about 6 % apart), at
-    most ``batch_size``.  A confidence sequence may be looked at after every batch for free; fine batches let the
-    stream stop close to the sample size at which the evidence suffices (doubling batches overshoot it by up to
-    ×2)."""
-    out: list[int] = []
+    checkpoints = [first_samples]
+    while True:
+        nxt = max(checkpoints[-1] + 1, int(round(checkpoints[-1] * growth)))
+        if nxt >= samples:
+            break
+        checkpoints.append(nxt)
+    if checkpoints[0] >= samples:
+        checkpoints = []
+    ends = checkpoints + [samples]
+    batches: list[int] = []
     done = 0
-    while done < total:
-        size = min(max(first_batch, done // STREAM_STEP), batch_size, total - done)
-        out.append(size)
-        done += size
-    return out
+    for end in ends:
+        while done < end:
+            size = min(max(first_batch, done // STREAM_STEP), batch_size, end - done)
+            batches.append(size)
+            done += size
+    return checkpoints, batches
 
 
-@dataclass
-class _Finalist:
+@dataclass(frozen=True)
+class _StreamSearch:
+    """A checkpoint's event search on one pair's stream so far (picklable: pairs are searched on the pool)."""
+
+    o0: NDArray
+    o1: NDArray
     pair_index: int
-    direction: int
-    description: str
-    score: float
-    num: ProportionSequence
-    den: ProportionSequence
-    best: EventTest | None = None
+    checkpoint: int
+    n_test: int
+    z: float
+    delta: float
+    float_bits: bool
+    nan_outcome: bool
+    entropy: int
+    families: tuple[Any, ...]
+
+
+@dataclass(frozen=True)
+class _Found:
+    candidates: list[Candidate]
+    kind: str
+    histogram: dict[str, Any] | None
+    n_score: int                      # the scoring half's size (candidates' counts come from it unless they say)
+
+
+def _search_stream(job: _StreamSearch) -> _Found:
+    """:func:`search_events` on the job's outputs, with the pair's own generator for this checkpoint."""
+    rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence(
+        job.entropy, spawn_key=(STREAM_SEARCH, job.checkpoint, job.pair_index))))
+    with single_threaded_libraries():
+        found, _, kind = search_events(job.o0, job.o1, n_test=job.n_test, z=job.z, delta=job.delta,
+                                       float_bits=job.float_bits, nan_outcome=job.nan_outcome, rng=rng,
+                                       families=job.families)
+    return _Found(found, kind, loss_histogram(job.o0, job.o1), len(job.o0) - len(job.o0) // 2)
+
+
+class _Stream:
+    """The last ``cap`` outputs per input of every pair (the data of the next search) and their batches."""
+
+    def __init__(self, n_pairs: int, cap: int) -> None:
+        self.cap = cap
+        self.batches: dict[tuple[int, int], list[NDArray]] = {(i, s): [] for i in range(n_pairs) for s in (0, 1)}
+
+    def add(self, i: int, side: int, out: NDArray) -> None:
+        kept = self.batches[(i, side)]
+        kept.append(out)
+        while len(kept) > 1 and sum(len(b) for b in kept[1:]) >= self.cap:
+            kept.pop(0)
+
+    def outputs(self, i: int, side: int) -> NDArray:
+        return np.concatenate(self.batches[(i, side)])[-self.cap:]
 
 
 def audit_anytime(
@@ -281,7 +317,7 @@ def audit_anytime(
     samples: int = DEFAULT_SAMPLES,
     search_samples: int | None = None,
     first_samples: int | None = None,
-    growth: float = 4.0,
+    growth: float = 2.0,
     first_batch: int = 256,
     alpha: float = 0.05,
     seed: int | np.random.SeedSequence | None = None,
@@ -293,32 +329,34 @@ def audit_anytime(
     event_families: Sequence[Any] = (),
     pool: WorkerPool | None = None,
 ) -> AnytimeResult:
-    """Audit the claim that ``mechanism`` is ``(epsilon, delta)``-DP, stopping at the first batch that certifies
-    a violation (module docstring: the rounds, the confidence sequences, the validity argument).
+    """Audit the claim that ``mechanism`` is ``(epsilon, delta)``-DP on a stream of outputs, stopping at the first
+    batch after which a test martingale certifies a violation (module docstring: the checkpoints, the bets, the
+    validity argument).
 
     Parameters
     ----------
-    mechanism, pairs, epsilon, delta, alpha, seed, workers, batch_size, finalists, nan_policy, float_bits, \
-event_families, pool
-        As :func:`dpverify.audit` (``finalists`` per round).
+    mechanism, pairs, epsilon, delta, alpha, seed, workers, batch_size, nan_policy, float_bits, event_families, pool
+        As :func:`dpverify.audit`.
     samples
-        Test budget: fresh outputs per input over all rounds; a pass spends all of it.
+        Budget: outputs per input of the stream (searched and bet on alike); a pass spends all of it.
     search_samples
-        Search outputs per input of the last round (default ``min(samples, 200_000)``); earlier rounds search on
-        proportionally fewer (at least 1000).
+        Outputs per input a checkpoint's search sees at most: the last ones of the stream so far (default
+        ``min(samples, 200_000)``).
     first_samples
-        Least test budget of the first round (default ``min(samples, max(8000, samples // 256))``).  The first
-        round searches on at most a quarter of its test budget.
+        The first checkpoint: outputs per input drawn before the first search and the first bet (default
+        ``min(samples, 256)``).
     growth
-        Ratio between the test budgets of consecutive rounds.
+        Ratio between consecutive checkpoints.
     first_batch
-        Outputs per input of the first sixteen batches of each round's test stream; then a sixteenth of the stream so
-        far, at most ``batch_size``.
+        Outputs per input of the stream's first batches (until the stream has sixteen of them); then a sixteenth of
+        the stream so far, at most ``batch_size``.
+    finalists
+        Events bet on between two checkpoints (those of largest expected growth over every pair and direction).
 
     Returns
     -------
     AnytimeResult
-        The verdict, the anytime-valid ε lower bound, its witness, the rounds run, ``samples_to_verdict``.
+        The verdict, the anytime-valid ε lower bound, its witness, the epochs run, ``samples_to_verdict``.
 
     Raises
     ------
@@ -330,7 +368,7 @@ event_families, pool
     >>> def no_noise(x, n, rng):
     ...     return x + 0.0 * rng.random(n)
     >>> r = audit_anytime(no_noise, [(0.0, 1.0)], epsilon=1.0, samples=100_000, seed=0, workers=1)
-    >>> r.violation, r.samples_to_verdict <= 6000
+    >>> r.violation, r.samples_to_verdict <= 1000
     (True, True)
     """
     t0 = time.perf_counter()
@@ -346,111 +384,160 @@ event_families, pool
     if search_samples < 2:
         raise InputError("search_samples must be at least 2")
     if first_samples is None:
-        first_samples = min(samples, max(FIRST_SAMPLES, samples // 256))
-    batch_size = check_count("batch_size", batch_size)
-    first_batch = check_count("first_batch", first_batch)
+        first_samples = min(samples, FIRST_SAMPLES)
     finalists = check_count("finalists", finalists)
     if nan_policy not in NAN_POLICIES:
         raise InputError(f"nan_policy must be one of {NAN_POLICIES}, got {nan_policy!r}")
     event_families = tuple(event_families)
     if any(not callable(f) for f in event_families):
         raise InputError("event_families must be callables family(data, search)")
-    plan = round_plan(samples, search_samples, first_samples, growth, alpha)
+    checkpoints, batches = stream_plan(samples, first_samples, growth, first_batch, batch_size)
     pair_list = as_pairs(pairs)
     check_pairs_differ(pair_list)
     entropy = root_entropy(seed)
     check_rng_contract(mechanism, pair_list[0].x0, entropy, f"input x0 of pair 0 ('{pair_list[0].label}')")
     reproducible = not declares_seedless(mechanism)
     notes: list[str] = [] if reproducible else [REPRODUCIBLE_NOTE]
-    timing = BatchTiming()
+
+    grid, eps_max = wealth_grid(epsilon)
+    at_claim = GRID_BELOW - 1                                    # grid[at_claim] == epsilon
+    below = np.arange(len(grid)) <= at_claim
+    cap_a, cap_b = LAMBDA_CAP / (math.exp(epsilon) + delta), LAMBDA_CAP / (math.exp(eps_max) + delta)
+    c_grid = np.exp(grid)
+    threshold = math.log(1.0 / alpha)
+    # log wealth of the two tiers over the grid at the start of the current epoch; the claim tier exists below eps
+    wealth_a = np.where(below, math.log1p(-BOUND_WEIGHT), -np.inf)
+    wealth_b = np.full(len(grid), math.log(BOUND_WEIGHT))
+    best_log = np.logaddexp(wealth_a, wealth_b)                   # running maximum over batch ends
+    bets: list[Bet] = []
+    lead: Bet | None = None
     rounds: list[Round] = []
-    best: EventTest | None = None
-    drawn = 0
-    tested = 0
+    epoch_search, epoch_used, epoch_budget = 0, 0, 0
     kinds: set[str] = set()
     histograms: dict[int, Any] = {}
+    timing = BatchTiming()
+    stream = _Stream(len(pair_list), search_samples)
+    signature: Signature | None = None
+    position, violated = 0, False
+    checkpoint_at = {c: k for k, c in enumerate(checkpoints)}
+    ends = checkpoints[1:] + [samples]
+
+    def bound() -> float:
+        hit = np.flatnonzero(best_log >= threshold)
+        return float(grid[hit[-1]]) if len(hit) else 0.0
+
+    def close_epoch() -> None:
+        nonlocal wealth_a, wealth_b
+        wealth_a, wealth_b = tiers(wealth_a, wealth_b, bets)
+        rounds.append(Round(epoch_search, epoch_budget, epoch_used, alpha, len(bets), bound(), violated))
+
     with (nullcontext(pool) if pool is not None else WorkerPool(resolve_workers(workers))) as pool:
         if hasattr(mechanism, "pop_timing"):
             calls, seconds = mechanism.pop_timing()
             if calls and seconds > 0:
                 pool.hint_rate(run_batch, calls / seconds)
-        for r, (n_test, n_search, a_r) in enumerate(plan):
-            r_entropy = int(np.random.SeedSequence([entropy, r]).generate_state(1, np.uint64)[0])
-            found = search_phase(mechanism, pair_list, search_samples=n_search, n_test=n_test,
-                                 z=sequence_z(a_r / (2 * finalists), n_test, n_search), delta=delta,
-                                 entropy=r_entropy, pool=pool, batch_size=batch_size, finalists=finalists,
-                                 nan_policy=nan_policy, float_bits=float_bits, event_families=event_families,
-                                 target=epsilon if RANK_BY_POWER else None)
-            timing = timing + found.timing
-            kinds.update(found.kinds)
-            histograms = histograms or found.histograms
-            sweep = n_test // 10 if n_test // 10 > n_search else 0
-            drawn += n_search + sweep
-            if not found.chosen:
-                notes.append(f"round {r + 1}: no event separated the outputs of any pair on the search sample")
-                rounds.append(Round(n_search, n_test, 0, a_r, 0, -math.inf, False))
+        for b, m in enumerate(batches):
+            if position in checkpoint_at:
+                k = checkpoint_at[position]
+                if k > 0:
+                    close_epoch()
+                epoch_search = min(position, search_samples)
+                epoch_budget, epoch_used = ends[k] - position, 0
+                found = _search(pair_list, stream, k, ends[k] - position, delta, alpha, float_bits,
+                                nan_policy == "outcome", entropy, event_families, pool)
+                for i, f in enumerate(found):
+                    kinds.add(f.kind)
+                    histograms[i] = f.histogram
+                bets = _choose(found, finalists, epsilon, delta, cap_a, grid)
+                if not bets:
+                    notes.append(f"checkpoint {k + 1}: no event had a positive expected growth on the stream so far")
+            tasks = [Task(mechanism, x, m, entropy, TEST_PHASE, i, side, b, pair_list[i].label, nan_policy)
+                     for i in range(len(pair_list)) for side, x in ((0, pair_list[i].x0), (1, pair_list[i].x1))]
+            outs = pool.run(tasks, fn=run_batch)
+            timing = timing + BatchTiming.total(o.timing for o in outs)
+            for t, o in zip(tasks, outs):
+                if signature is None:
+                    signature = o.signature
+                elif o.signature != signature:
+                    raise MechanismError(
+                        f"the mechanism returned {o.signature.describe()} on {t.where()} but {signature.describe()} "
+                        "on the first batch; every input must give outputs of the same shape and dtype (pad or "
+                        "encode variable-length outputs)")
+                stream.add(t.pair_index, t.side, o.value)
+            position += m
+            if position == first_samples or (b == 0 and not checkpoints):
+                for i, pair in enumerate(pair_list):
+                    check_batches_distinct(stream.batches[(i, 0)] + stream.batches[(i, 1)],
+                                           f"pair {i} ('{pair.label}')")
+            if epoch_budget:
+                epoch_used += m
+            if not bets:
                 continue
-            level = a_r / (2 * len(found.chosen))
-            fins: list[_Finalist] = []
-            for i, c in found.chosen:
-                n_score = c.n_score or (n_search - n_search // 2)
-                strength = max(2.0, PRIOR_FRACTION * n_score)
-                fins.append(_Finalist(i, c.direction, c.event.description, c.score,
-                                      ProportionSequence(level, *centred_prior(c.count_num, n_score, strength)),
-                                      ProportionSequence(level, *centred_prior(c.count_den, n_score, strength))))
-            by_pair: dict[int, list[int]] = {}
-            for j, (i, _) in enumerate(found.chosen):
-                by_pair.setdefault(i, []).append(j)
-            events = {i: tuple(found.chosen[j][1].event for j in js) for i, js in by_pair.items()}
-            used, round_best, violated = 0, -math.inf, False
-            for b, m in enumerate(stream_batches(n_test, first_batch, batch_size)):
-                tasks = [Task(mechanism, x, m, r_entropy, TEST_PHASE, i, side, b, pair_list[i].label, nan_policy,
-                              events[i]) for i in sorted(events) for side, x in ((0, pair_list[i].x0),
-                                                                                 (1, pair_list[i].x1))]
-                outs = pool.run(tasks, fn=run_batch)
-                for t, o in zip(tasks, outs):
-                    if o.signature != found.signature:
-                        raise MechanismError(
-                            f"the mechanism returned {o.signature.describe()} on {t.where()} but "
-                            f"{found.signature.describe()} on the search sample; every input must give outputs "
-                            "of the same shape and dtype (pad or encode variable-length outputs)")
-                timing = timing + BatchTiming.total(o.timing for o in outs)
-                counts = {(t.pair_index, t.side): o.value for t, o in zip(tasks, outs)}
-                used += m
-                for i, js in by_pair.items():
-                    for slot, j in enumerate(js):
-                        f = fins[j]
-                        k0, k1 = int(counts[(i, 0)][slot]), int(counts[(i, 1)][slot])
-                        k_num, k_den = (k0, k1) if f.direction == 0 else (k1, k0)
-                        f.num.update(k_num, m)
-                        f.den.update(k_den, m)
-                        lb = float(epsilon_lower_bound(f.num.lower, f.den.upper, delta))
-                        if f.best is None or lb > f.best.epsilon_lower_bound:
-                            f.best = EventTest(i, pair_list[i].label, f.direction, f.description, f.num.k, f.den.k,
-                                               f.num.n, f.num.lower, f.den.upper, lb, f.score)
-                        round_best = max(round_best, lb)
-                        if best is None or lb > best.epsilon_lower_bound:
-                            best = f.best
-                if round_best > epsilon:
-                    violated = True
-                    break
-            tested += used
-            rounds.append(Round(n_search, n_test, used, a_r, len(fins), round_best, violated))
-            if violated:
+            values = {(t.pair_index, t.side): o.value for t, o in zip(tasks, outs)}
+            for bet in bets:
+                play(bet, values, grid, c_grid, delta, epsilon, cap_a, cap_b, below)
+            log_a, log_b = tiers(wealth_a, wealth_b, bets)
+            now = np.logaddexp(log_a, log_b)
+            best_log = np.maximum(best_log, now)
+            lead = max(bets, key=lambda x: x.log_weight + x.log_a[at_claim])
+            if now[at_claim] >= threshold:
+                violated = True
                 break
+        if checkpoints and position > checkpoints[0]:
+            close_epoch()
         workers_used = pool.used
         if pool.note:
             notes.append(pool.note)
     notes.extend(str(n) for n in getattr(mechanism, "audit_notes", ()) or ())
-    lb = best.epsilon_lower_bound if best is not None and best.epsilon_lower_bound > 0 else 0.0
-    witness = Witness(pair_list[best.pair_index], best) if best is not None and lb > 0 else None
+    lb = bound()
+    witness = None
+    if lead is not None and lb > 0:
+        w = lead
+        witness = Witness(pair_list[w.pair_index], EventTest(
+            w.pair_index, pair_list[w.pair_index].label, w.direction, w.description, w.k_num, w.k_den, w.n,
+            math.nan, math.nan, lb, w.growth))
     seconds = time.perf_counter() - t0
     library = (LibraryTiming(timing.calls, timing.library_seconds, timing.seconds, seconds)
                if hasattr(mechanism, "pop_timing") else None)
+    bet_on = max(0, position - first_samples) if checkpoints else 0
     return AnytimeResult(
-        violation=lb > epsilon, epsilon_lower_bound=lb, epsilon=epsilon, delta=delta, alpha=alpha, witness=witness,
-        rounds=tuple(rounds), planned_rounds=len(plan), samples=samples, samples_to_verdict=drawn + tested,
-        test_samples=tested, n_pairs=len(pair_list), output_kind="/".join(sorted(kinds)), seed=entropy,
+        violation=violated, epsilon_lower_bound=lb, epsilon=epsilon, delta=delta, alpha=alpha, witness=witness,
+        rounds=tuple(rounds), planned_rounds=len(checkpoints), samples=samples, samples_to_verdict=position,
+        test_samples=bet_on, n_pairs=len(pair_list), output_kind="/".join(sorted(kinds)), seed=entropy,
         seconds=seconds, workers=workers_used, notes=tuple(notes),
         loss_histogram=histograms.get(witness.test.pair_index if witness is not None else 0),
         reproducible=reproducible, library=library)
+
+
+def _search(pair_list: Sequence[Pair], stream: _Stream, k: int, horizon: int, delta: float, alpha: float,
+            float_bits: bool, nan_outcome: bool, entropy: int, families: tuple[Any, ...],
+            pool: WorkerPool) -> list[_Found]:
+    """Checkpoint ``k``'s event search on every pair's stream so far (side by side on the pool when there are
+    several pairs and workers; the same candidates either way)."""
+    jobs = [_StreamSearch(stream.outputs(i, 0), stream.outputs(i, 1), i, k, max(horizon, 1000),
+                          math.sqrt(2.0 * math.log(1.0 / alpha)), delta, float_bits, nan_outcome, entropy, families)
+            for i in range(len(pair_list))]
+    if len(jobs) > 1 and (pool.workers > 1 or pool.remote):
+        if not pool.started:
+            import sklearn.linear_model  # noqa: F401  (once here, before the pool forks)
+        return pool.run(jobs, fn=_search_stream)
+    return [_search_stream(j) for j in jobs]
+
+
+def _choose(found: list[_Found], finalists: int, epsilon: float, delta: float, cap: float,
+            grid: NDArray[np.float64]) -> list[Bet]:
+    """The ``finalists`` candidates of largest expected growth at the claim (scoring-half frequencies moved one
+    standard error against the claim), weighted in proportion to it; none when no candidate grows."""
+    cands = [(i, c) for i, f in enumerate(found) for c in f.candidates]
+    if not cands:
+        return []
+    n = np.array([c.n_score or found[i].n_score for i, c in cands], dtype=np.float64)
+    p, q = shrunk([c.count_num for _, c in cands], [c.count_den for _, c in cands], n)
+    _, g = bet_growth(p, q, math.exp(epsilon), delta, cap)
+    order = [int(j) for j in np.argsort(-g, kind="stable") if g[j] > 0][:finalists]
+    if not order:
+        return []
+    total = float(sum(g[j] for j in order))
+    return [Bet(cands[j][0], cands[j][1].direction, cands[j][1].event, cands[j][1].event.description, float(g[j]),
+                 math.log(g[j] / total), (cands[j][1].count_num, cands[j][1].count_den, int(n[j])),
+                 np.zeros(len(grid)), np.zeros(len(grid))) for j in order]
