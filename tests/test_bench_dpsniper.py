@@ -147,6 +147,23 @@ def test_report_with_and_without_dpsniper():
     assert "met on **1 of 1** mechanisms" in text and bd.DPSNIPER_COMMIT[:12] in text
     none = bd.report("cmd", 0.01, cfg, 0, names, dp, None, (0.0, 0.0, 0.0), "skipped", bd.DEFAULT_VENV, None, False)
     assert "DP-Sniper did not run: skipped" in none and "Smoke run" not in none
+    # dp's bounds (0.09) against the published ones (Laplace 0.0968, geometric 0.1156): below both
+    assert "published bound (its reference run at the full default budget) on **0 of 2**" in none
+    above = {n: {**dp[n], "bound": 0.1} for n in names}
+    text = bd.report("cmd", 0.1, cfg, 0, names, above, None, (0.0, 0.0, 0.0), "skipped", bd.DEFAULT_VENV, None, False)
+    assert "on **1 of 2** mechanisms, dpverify drawing at most" in text     # 0.1 >= 0.0968, < 0.1156
+
+
+def test_section_option_names_the_markers(tmp_path):
+    """``--section`` writes between its own markers and leaves the side-by-side section alone."""
+    assert bd.markers("dpsniper") == (bd.BEGIN, bd.END)
+    doc = tmp_path / "performance.md"
+    doc.write_text(f"# P\n\n{bd.BEGIN}\nside by side\n{bd.END}\n\n<!-- BEGIN dpsniper-published -->\nold\n"
+                   "<!-- END dpsniper-published -->\n")
+    bd.main(["--fraction", "0.0005", "--only", "TruncatedGeometricMechanism", "--no-dpsniper", "--no-profile",
+             "--section", "dpsniper-published", "--write", str(doc)])
+    new = doc.read_text()
+    assert "side by side" in new and "\nold\n" not in new and "| TruncatedGeometricMechanism |" in new
 
 
 def test_ensure_venv_without_a_mirror_says_what_is_missing(tmp_path):
