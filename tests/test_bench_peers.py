@@ -129,10 +129,10 @@ def test_smoke_dpverify_half_and_samplers():
     assert out["histogram-scale-epsilon"]["violation"] and out["histogram-scale-epsilon"]["bound"] > 0.1
     seq = bp.run_dpverify(["laplace", "histogram-scale-epsilon"], "quick", 0, workers=1, samples=(64_000, 16_000),
                           sequential=True)
-    assert seq["laplace"]["stages"] == seq["laplace"]["planned_stages"]               # no violation: every round
+    assert seq["laplace"]["stages"] == seq["laplace"]["planned_stages"]               # no violation: every epoch
     broken = seq["histogram-scale-epsilon"]
     assert broken["violation"] and broken["stages"] == 1 < broken["planned_stages"]  # ε = 10 against 0.1
-    assert "round 1/" in bp.fmt_verdict_run(broken) and "(expected violation)" in bp.fmt_verdict_run(broken)
+    assert "epoch 1/" in bp.fmt_verdict_run(broken) and "(expected violation)" in bp.fmt_verdict_run(broken)
     prof = bp.profile_verdict("histogram-scale-epsilon", dataclasses.replace(bp.QUICK, event_iterations=2000,
                                                                           detect_iterations=8000), 0)
     phases = dict(prof["phases"])
