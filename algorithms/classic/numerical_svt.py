@@ -33,7 +33,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from ._validation import check_epsilon, check_finite, check_n, check_positive_int
-from .sparse_vector import NOT_ANSWERED, QUERY_SENSITIVITY, as_queries
+from .sparse_vector import NOT_ANSWERED, QUERY_SENSITIVITY, as_queries, still_answering
 from .sparse_vector_law import sparse_vector_log_density
 from ..noise import NoiseSource, laplace_noise
 
@@ -108,15 +108,10 @@ class NumericalSVT:
                 values[top, i] = noise.add(f"value[{i}]", queries[i],
                                            lambda g: laplace_noise(g, v_scale, top.size), scale=v_scale, **kw)
             count += above
-            keep = count < c
-            n_keep = int(np.count_nonzero(keep))
-            if n_keep == 0:
+            kept = still_answering(count < c, rows, thr, count)
+            if kept is None:
                 break
-            if n_keep < m:
-                idx = np.flatnonzero(keep)
-                rows = idx if rows is None else rows.take(idx)
-                thr = thr.take(idx)
-                count = count.take(idx)
+            rows, (thr, count) = kept
         return out
 
     def log_density(self, x: np.ndarray, out: np.ndarray) -> np.ndarray:

@@ -124,16 +124,26 @@ def run_sparse_vector(
         else:
             count += above
             keep = count < cutoff
-        n_keep = int(np.count_nonzero(keep))
-        if n_keep == 0:
+        kept = still_answering(keep, rows, thr, count)
+        if kept is None:
             break
-        if n_keep < m:
-            idx = np.flatnonzero(keep)
-            rows = idx if rows is None else rows.take(idx)
-            thr = thr.take(idx)
-            if count is not None:
-                count = count.take(idx)
+        rows, (thr, count) = kept
     return out
+
+
+def still_answering(keep: np.ndarray, rows: np.ndarray | None,
+                    *per_run: np.ndarray | None) -> tuple[np.ndarray | None, tuple[np.ndarray | None, ...]] | None:
+    """The runs of an SVT loop that go on to the next query: ``keep`` marks them among the current ones, ``rows``
+    are the current ones' row numbers (``None``: all, in order) and ``per_run`` arrays hold one value per current
+    run (``None`` passes through).  Returns ``(rows, per_run)`` restricted to the kept runs, or ``None`` when no
+    run goes on."""
+    n_keep = int(np.count_nonzero(keep))
+    if n_keep == 0:
+        return None
+    if n_keep == len(keep):
+        return rows, per_run
+    idx = np.flatnonzero(keep)
+    return (idx if rows is None else rows.take(idx)), tuple(None if a is None else a.take(idx) for a in per_run)
 
 
 @dataclass(frozen=True)

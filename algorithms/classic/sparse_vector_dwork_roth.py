@@ -32,7 +32,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from ._validation import check_epsilon, check_finite, check_n, check_positive_int
-from .sparse_vector import NOT_ANSWERED, QUERY_SENSITIVITY, as_queries
+from .sparse_vector import NOT_ANSWERED, QUERY_SENSITIVITY, as_queries, still_answering
 from ..noise import NoiseSource, laplace_noise
 
 __all__ = ["SparseVectorDworkRoth"]
@@ -98,16 +98,10 @@ class SparseVectorDworkRoth:
             above = noisy_query >= current
             codes[slice(None) if rows is None else rows, i] = above
             count += above
-            keep = count < c
-            n_keep = int(np.count_nonzero(keep))
-            if n_keep == 0:
+            kept = still_answering(count < c, rows, count, current, above)
+            if kept is None:
                 break
-            if n_keep < m:
-                idx = np.flatnonzero(keep)
-                rows = idx if rows is None else rows.take(idx)
-                count = count.take(idx)
-                current = current.take(idx)
-                above = above.take(idx)
+            rows, (count, current, above) = kept
             if c > 1 and above.any():  # a ⊤ moves its run on to the next segment's threshold
                 current = thresholds[np.arange(n) if rows is None else rows, count]
         return codes
