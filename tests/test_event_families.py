@@ -139,3 +139,25 @@ def test_monotone_log_ratio_pools_adjacent_cells_within_each_group():
     assert fit[1] == fit[2]                                # a violation of monotonicity is pooled
     raw = np.log((an + 0.5) / (ad + 0.5))
     assert fit[0] == pytest.approx(raw[0]) and fit[8] == pytest.approx(raw[8])
+
+
+def test_cell_set_event_is_membership_of_the_cells_it_lists():
+    """``CellSetEvent.contains`` (a lookup table over the cells) and ``CellPartition.cells`` (one group: a plain
+    search of the bins) agree with a per-group search and ``np.isin``, with and without a discrete part."""
+    from dpverify.statistical.cells import CellSetEvent, fit_cells
+
+    rng = np.random.default_rng(0)
+    for discrete in (False, True):
+        a, b = rng.laplace(size=(20_000, 3)), rng.laplace(size=(20_000, 3)) + 0.3
+        x = rng.laplace(size=(50_000, 3))
+        if discrete:
+            a[:, 0], b[:, 0], x[:, 0] = rng.integers(0, 3, 20_000), rng.integers(0, 3, 20_000), rng.integers(0, 4, 50_000)
+        part = fit_cells(a, b)
+        assert (len(part.edges) > 1) == discrete
+        g, f, off = part.group_of(x), part.feature(x), part.offsets()
+        ref = np.empty(len(x), dtype=np.intp)
+        for k, e in enumerate(part.edges):
+            ref[g == k] = off[k] + np.searchsorted(np.asarray(e), f[g == k], "right")
+        assert (part.cells(x) == ref).all()
+        ev = CellSetEvent(part, tuple(sorted(rng.choice(part.n_cells, 7, replace=False).tolist())))
+        assert (ev.contains(x) == np.isin(ref, np.asarray(ev.cells))).all()
