@@ -92,24 +92,28 @@ AUDIT_PHASES: tuple[Phase, ...] = (
           "run_batch", "execution/sampling.py", ("search", "count"), "sampling batches"),
 )
 
-#: the phases of the sequential verdict (:func:`dpverify.statistical.anytime.audit_anytime`): its search rounds run
-#: :func:`dpverify.statistical.auditor.search_phase`, its test rounds have no function of their own ("other")
+#: the phases of the sequential verdict (:func:`dpverify.statistical.anytime.audit_anytime`, the betting engine):
+#: the checkpoints' event searches on the stream so far (``_search``), the stream's batches (``run_batch``) and the
+#: bets on them (``play``, dpverify/statistical/betting.py)
 ANYTIME_PHASES: tuple[Phase, ...] = (
-    Phase("anytime", "whole verdict (every stage)", "audit_anytime", "statistical/anytime.py", short="verdict"),
+    Phase("anytime", "whole verdict (the stream to its stop)", "audit_anytime", "statistical/anytime.py",
+          short="verdict"),
     Phase("contract", "contract checks: the rng probe", "check_rng_contract", "statistical/contract.py", "anytime",
           "rng contract probe"),
-    Phase("search", "phase 1: search samples + event search, every pair", "search_phase", "statistical/auditor.py",
-          "anytime", "phase 1"),
-    *_search_rows("search"),
-    Phase("sampling", "the mechanism's sampling batches (search and test rounds)", "run_batch",
-          "execution/sampling.py", ("search", "anytime"), "sampling batches"),
+    Phase("search", "checkpoint searches: event search on the stream so far, every pair", "_search",
+          "statistical/anytime.py", "anytime", "checkpoint searches"),
+    *[p for p in _search_rows("search") if p.key not in ("distinct", "atoms")],   # neither runs in _search
+    Phase("sampling", "the stream's batches: the mechanism, output checks", "run_batch", "execution/sampling.py",
+          "anytime", "sampling batches"),
+    Phase("bets", "the bets: each finalist's event counted on a batch, the wealth over the ε grid", "play",
+          "statistical/betting.py", "anytime", "bets"),
 )
 
 
 #: the label of the ``other`` row, by the key of the table's whole call
 OTHER_LABELS: dict[str, str] = {
     "": "other: in no phase above (set-up, bookkeeping, the profiler outside the call)",
-    "anytime": "other: the test rounds (their batches also in the row above), set-up, the profiler outside the call",
+    "anytime": "other: distinct-batch checks, bookkeeping, set-up, the profiler outside the call",
 }
 
 

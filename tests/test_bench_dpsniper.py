@@ -68,7 +68,7 @@ def test_scaled_config_and_samples_used():
     for frac in (0.002, 0.01, 1.0):
         cfg = rn.scaled_config(frac)
         samples, search = bd.dpverify_budget(cfg)
-        assert 2 * 3 * samples <= 2 * cfg["n_final"] and search == cfg["n_train"]
+        assert 2 * bd.FINALISTS * samples <= 2 * cfg["n_final"] and search == cfg["n_train"]
         for name in rn.DEFAULT_SET:
             n_unordered = len(bd.dpverify_pairs(name))
             assert bd.dpverify_outputs(n_unordered, samples, search) <= rn.samples_used(cfg, 2 * n_unordered), name
@@ -147,6 +147,7 @@ def test_report_with_and_without_dpsniper():
     assert "met on **1 of 1** mechanisms" in text and bd.DPSNIPER_COMMIT[:12] in text
     none = bd.report("cmd", 0.01, cfg, 0, names, dp, None, (0.0, 0.0, 0.0), "skipped", bd.DEFAULT_VENV, None, False)
     assert "DP-Sniper did not run: skipped" in none and "Smoke run" not in none
+    assert "not evaluated, DP-Sniper did not run" in none and "met on" not in none.split("published")[0]
     # dp's bounds (0.09) against the published ones (Laplace 0.0968, geometric 0.1156): below both
     assert "published bound (its reference run at the full default budget) on **0 of 2**" in none
     above = {n: {**dp[n], "bound": 0.1} for n in names}

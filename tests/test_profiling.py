@@ -87,11 +87,15 @@ def test_leaves_take_a_phase_of_several_phases_out_of_their_union():
     assert prof.dominant() == ("sampling", 4.0)
     assert prof.label_of("events") == "event search, rest" and prof.label_of("search+count") == \
         "phase 1 and phase 2, rest"
-    # the anytime verdict: its test rounds are its own time, so the batches come out of phase 1 and "other"
-    any_ = _fake(pf.ANYTIME_PHASES, {"anytime": 10.0, "search": 6.0, "events": 4.0, "sampling": 5.0}, wall=10.0)
+    # the anytime verdict (betting engine): checkpoint searches, the stream's batches and the bets are disjoint
+    # top-level phases; what none of them holds is "other"
+    any_ = _fake(pf.ANYTIME_PHASES, {"anytime": 10.0, "search": 5.0, "events": 4.0, "sampling": 3.0, "bets": 1.0},
+                 wall=10.0)
     lv = any_.leaves()
-    assert lv["search+other"] == pytest.approx(6.0 - 4.0 + 4.0 - 5.0) and "other" not in lv
-    assert sum(lv.values()) == pytest.approx(10.0) and any_.label_of("search+other") == "phase 1 and other, rest"
+    assert lv["search"] == pytest.approx(1.0) and lv["events"] == pytest.approx(4.0)
+    assert lv["sampling"] == pytest.approx(3.0) and lv["bets"] == pytest.approx(1.0)
+    assert lv["other"] == pytest.approx(1.0) and sum(lv.values()) == pytest.approx(10.0)
+    assert any_.dominant() == ("events", 4.0)
 
 
 def test_dominance_sentence():
