@@ -329,10 +329,27 @@ class WorkerPool:
         on the number of workers).  ``fn`` must be a module-level function for the pool to pickle it.  A dpverify
         error (a mechanism that breaks the contract or raises; its notes name the user's own frames) comes without
         the pool's frames or remote traceback, whether the task ran here or in a worker."""
+        return self._stripped(self._run, tasks, fn)
+
+    @staticmethod
+    def _stripped(call: Callable[..., list[Any]], *args: Any) -> list[Any]:
+        """``call(*args)``, a dpverify error without the pool's frames (its notes name the user's own)."""
         try:
-            return self._run(tasks, fn)
+            return call(*args)
         except DPVerifyError as exc:
             raise exc.with_traceback(None) from None
+
+    def _picklable(self, task: Any) -> bool:
+        """Whether ``task`` can be sent to a worker; if not, :attr:`note` says so and the tasks run here."""
+        try:
+            pickle.dumps(task)
+        except Exception as exc:
+            self.note = (
+                f"the mechanism or its input cannot be pickled ({type(exc).__name__}); sampled in "
+                "one process -- define it at module level to use several workers"
+            )
+            return False
+        return True
 
     def _run(self, tasks: Sequence[Any], fn: Callable[[Any], Any]) -> list[Any]:
         if self._remote is not None and tasks and self.note is None:
@@ -345,13 +362,7 @@ class WorkerPool:
         if self.workers <= 1 or len(tasks) <= 1 or self.note is not None:
             return [fn(t) for t in tasks]
         if self._pool is None:
-            try:
-                pickle.dumps(tasks[0])
-            except Exception as exc:
-                self.note = (
-                    f"the mechanism or its input cannot be pickled ({type(exc).__name__}); sampled in "
-                    "one process -- define it at module level to use several workers"
-                )
+            if not self._picklable(tasks[0]):
                 return [fn(t) for t in tasks]
             work = _outputs(tasks)
             rate = self._rates.get(fn)
@@ -378,18 +389,16 @@ class WorkerPool:
         if self._remote is not None or self.workers <= 1 or len(tasks) <= 1 or self.note is not None:
             return self.run(tasks, fn)
         if self._pool is None:
-            try:
-                pickle.dumps(tasks[1])
-            except Exception:
+            if not self._picklable(tasks[1]):
                 return self.run(tasks, fn)
             self._pool = ProcessPoolExecutor(max_workers=self.workers)
+        return self._stripped(self._alongside, tasks, fn)
+
+    def _alongside(self, tasks: Sequence[Any], fn: Callable[[Any], Any]) -> list[Any]:
         self.used = max(self.used, min(self.workers, len(tasks) - 1))
         futures = [self._pool.submit(fn, t) for t in tasks[1:]]
         try:
-            first = fn(tasks[0])
-            return [first] + [f.result() for f in futures]
-        except DPVerifyError as exc:
-            raise exc.with_traceback(None) from None
+            return [fn(tasks[0])] + [f.result() for f in futures]
         finally:
             for f in futures:
                 f.cancel()
