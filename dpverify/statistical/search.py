@@ -129,12 +129,15 @@ class CandidateSearch:
     """Selection half ``a`` and scoring half ``b`` of the search sample, and the candidates found.
 
     An event family adds candidates with :meth:`family` (one event per index, chosen on the selection-half counts,
-    scored on the scoring half), or through :func:`feature_events` for a scalar feature of its own."""
+    scored on the scoring half), or through :func:`feature_events` for a scalar feature of its own.  The scoring-half
+    scores of :meth:`family`'s events are computed together, in one vectorised call, by :meth:`finish` (a search
+    calls thousands of families on small samples, where one scoring call per event was most of its time)."""
 
     select: _Scorer
     score: _Scorer
-    out: list[Candidate] = field(default_factory=list)
+    out: list[Candidate | None] = field(default_factory=list)
     scored: int = 0
+    _pending: list[tuple[int, Event, int, int, int, str, str]] = field(default_factory=list)
 
     def family(self, a0: NDArray, a1: NDArray, count_b: Callable[[int], tuple[int, int]], make,
                group: str, family: str = "tail") -> None:
@@ -143,20 +146,48 @@ class CandidateSearch:
 
         Only the chosen event is counted on the scoring half, so that half needs no sorting.
         """
-        if len(a0) == 0:
+        self.families([(a0, a1, count_b, make, group, family)])
+
+    def families(self, specs: Sequence[tuple[NDArray, NDArray, Callable[[int], tuple[int, int]], Callable[[int], Event],
+                                             str, str]]) -> None:
+        """Several families at once, ``(a0, a1, count_b, make, group, family)`` each as the arguments of :meth:`family`
+        (one selection-half scoring call for all of them and both directions)."""
+        specs = [sp for sp in specs if len(sp[0])]
+        if not specs:
             return
-        self.scored += 2 * len(a0)
-        for direction, (an, ad) in enumerate(((a0, a1), (a1, a0))):
-            s = self.select(an, ad)
-            i = int(np.argmax(s))
-            if not np.isfinite(s[i]):
-                continue
-            k0, k1 = count_b(i)
-            bn, bd = (k0, k1) if direction == 0 else (k1, k0)
-            sb = float(self.score(np.array([bn]), np.array([bd]))[0])
-            if np.isfinite(sb):
-                self.out.append(Candidate(make(i), direction, sb, int(bn), int(bd), f"{group}/d{direction}",
-                                          family))
+        sizes = [len(sp[0]) for sp in specs]
+        self.scored += 2 * sum(sizes)
+        # direction 0 is x0 over x1 (a0 / a1), direction 1 the reverse; every family's block in turn
+        s = self.select(np.concatenate([a for sp in specs for a in (sp[0], sp[1])]),
+                        np.concatenate([a for sp in specs for a in (sp[1], sp[0])]))
+        at = 0
+        for (_, _, count_b, make, group, family), k in zip(specs, sizes):
+            counted: dict[int, tuple[int, int]] = {}
+            for direction in (0, 1):
+                sd = s[at:at + k]
+                at += k
+                i = int(np.argmax(sd))
+                if not np.isfinite(sd[i]):
+                    continue
+                if i not in counted:
+                    counted[i] = count_b(i)
+                k0, k1 = counted[i]
+                bn, bd = (k0, k1) if direction == 0 else (k1, k0)
+                self._pending.append((len(self.out), make(i), direction, int(bn), int(bd), f"{group}/d{direction}",
+                                      family))
+                self.out.append(None)
+
+    def finish(self) -> list[Candidate]:
+        """The candidates found, in the order they were added, :meth:`family`'s now scored on the scoring half (those
+        whose score is not finite dropped)."""
+        if self._pending:
+            pending, self._pending = self._pending, []
+            sb = self.score(np.array([p[3] for p in pending]), np.array([p[4] for p in pending]))
+            for (at, event, direction, bn, bd, group, fam), score in zip(pending, sb):
+                if np.isfinite(score):
+                    self.out[at] = Candidate(event, direction, float(score), bn, bd, group, fam)
+        self.out = [c for c in self.out if c is not None]
+        return self.out
 
 
 def _nan_start(values_sorted: NDArray) -> int:
@@ -196,7 +227,7 @@ def _grid(values_sorted: NDArray[np.float64], size: int, uniq: NDArray[np.float6
     if len(uniq) <= size:
         return uniq
     idx = np.linspace(0, len(values_sorted) - 1, size).round().astype(np.int64)
-    return np.unique(values_sorted[idx])
+    return _sorted_unique(values_sorted[idx])[0]
 
 
 def _tail_grids(values_sorted: NDArray[np.float64]) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
@@ -205,7 +236,7 @@ def _tail_grids(values_sorted: NDArray[np.float64]) -> tuple[NDArray[np.float64]
     spacing of the quantile grids."""
     n = len(values_sorted)
     tail = tail_ranks(n)
-    return np.unique(values_sorted[tail]), np.unique(values_sorted[n - 1 - tail])
+    return _sorted_unique(values_sorted[tail])[0], _sorted_unique(values_sorted[n - 1 - tail][::-1])[0]
 
 
 def _le(s: NDArray, t: NDArray) -> NDArray:
@@ -248,44 +279,45 @@ def _scalar_feature(feature: Feature, halves: tuple[NDArray, NDArray, NDArray, N
         grid, g = _grid(pooled, THRESHOLD_GRID, uniq), _grid(pooled, INTERVAL_GRID, uniq)
     name = feature.name
     fam = "learned" if isinstance(feature, (LinearScore, ProductRatioScore)) else "tail"
-    search.family(_le(a0, grid), _le(a1, grid), counter(lambda v, i: v <= grid[i]),
-                  lambda i: IntervalEvent(feature, -math.inf, float(grid[i])), f"{name}:le", fam)
-    search.family(_ge(a0, grid), _ge(a1, grid), counter(lambda v, i: v >= grid[i]),
-                  lambda i: IntervalEvent(feature, float(grid[i]), math.inf), f"{name}:ge", fam)
+    specs = [(_le(a0, grid), _le(a1, grid), counter(lambda v, i: v <= grid[i]),
+              lambda i: IntervalEvent(feature, -math.inf, float(grid[i])), f"{name}:le", fam),
+             (_ge(a0, grid), _ge(a1, grid), counter(lambda v, i: v >= grid[i]),
+              lambda i: IntervalEvent(feature, float(grid[i]), math.inf), f"{name}:ge", fam)]
     ia, ib = np.triu_indices(len(g), k=1)
     if len(ia):
         lo, hi = g[ia], g[ib]
-        search.family(_in(a0, lo, hi), _in(a1, lo, hi), counter(lambda v, i: (v >= lo[i]) & (v <= hi[i])),
-                      lambda i: IntervalEvent(feature, float(lo[i]), float(hi[i])), f"{name}:interval", fam)
-    _two_sided_tails(feature, pooled, a0, a1, counter, search, fam)
+        specs.append((_in(a0, lo, hi), _in(a1, lo, hi), counter(lambda v, i: (v >= lo[i]) & (v <= hi[i])),
+                      lambda i: IntervalEvent(feature, float(lo[i]), float(hi[i])), f"{name}:interval", fam))
+    specs.extend(_two_sided_tails(feature, pooled, a0, a1, counter, fam))
     if 0 < len(atoms) <= 10_000:
-        search.family(_in(a0, atoms, atoms), _in(a1, atoms, atoms), counter(lambda v, i: v == atoms[i]),
+        specs.append((_in(a0, atoms, atoms), _in(a1, atoms, atoms), counter(lambda v, i: v == atoms[i]),
                       lambda i: ValueSetEvent(feature, (float(atoms[i]),)), f"{name}:atom",
-                      "atom" if counts[is_atom].sum() < len(pooled) // 2 else fam)   # point masses of a mostly
+                      "atom" if counts[is_atom].sum() < len(pooled) // 2 else fam))   # point masses of a mostly
                       # continuous feature get the point-mass slot; the values of a discrete one (argmax) do not
+    search.families(specs)
 
 
-def _two_sided_tails(feature: Feature, pooled: NDArray, a0: NDArray, a1: NDArray, counter: Callable, search: CandidateSearch,
-                     fam: str) -> None:
+def _two_sided_tails(feature: Feature, pooled: NDArray, a0: NDArray, a1: NDArray, counter: Callable,
+                     fam: str) -> list[tuple]:
     """Events ``{feature < low or feature > high}`` with both ends in the tails (:func:`_tail_grids`): the level
     sets of a loss that grows in both directions (two laws of different spread around one centre), which a
-    one-sided tail catches with half its probability."""
+    one-sided tail catches with half its probability.  Returns the family as a spec of
+    :meth:`CandidateSearch.families` (none when the tails are empty)."""
     lows, highs = _tail_grids(pooled)
     if len(pooled) < 4 or len(lows) == 0 or len(highs) == 0:
-        return
+        return []
     il, ih = np.meshgrid(np.arange(len(lows)), np.arange(len(highs)), indexing="ij")
     lo, hi = lows[il.ravel()], highs[ih.ravel()]
     keep = lo < hi
     lo, hi = lo[keep], hi[keep]
     if len(lo) == 0:
-        return
+        return []
 
     def outside(a: NDArray) -> NDArray:
         return _nan_start(a) - _in(a, lo, hi)
 
-    search.family(outside(a0), outside(a1), counter(lambda v, i: (v < lo[i]) | (v > hi[i])),
-                  lambda i: IntervalEvent(feature, float(lo[i]), float(hi[i]), outside=True), f"{feature.name}:outside",
-                  fam)
+    return [(outside(a0), outside(a1), counter(lambda v, i: (v < lo[i]) | (v > hi[i])),
+             lambda i: IntervalEvent(feature, float(lo[i]), float(hi[i]), outside=True), f"{feature.name}:outside", fam)]
 
 
 def _prefix_unions(codes: tuple[NDArray, NDArray, NDArray, NDArray], m: int, search: CandidateSearch,
@@ -401,7 +433,7 @@ def atom_candidates(h0: NDArray[np.uint64], h1: NDArray[np.uint64], n_test: int,
         return HashSetEvent(tuple(int(v) for v in chosen), examples(chosen))
 
     _prefix_unions(codes, len(atoms) + 1, search, make, "sweep", "atom", honest=True)
-    return [dataclasses.replace(c, n_score=len(h0) - h) for c in search.out
+    return [dataclasses.replace(c, n_score=len(h0) - h) for c in search.finish()
             if isinstance(c.event, HashSetEvent) and c.event.hashes]
 
 
@@ -514,4 +546,4 @@ def search_events(
         data = SearchInput(halves, kind, rng)
         for fam in families:
             fam(data, search)
-    return search.out, search.scored, kind
+    return search.finish(), search.scored, kind
