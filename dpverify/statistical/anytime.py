@@ -276,7 +276,6 @@ class _StreamSearch:
 class _Found:
     candidates: list[Candidate]
     kind: str
-    histogram: dict[str, Any] | None
     n_score: int                      # the scoring half's size (candidates' counts come from it unless they say)
 
 
@@ -288,7 +287,7 @@ def _search_stream(job: _StreamSearch) -> _Found:
         found, _, kind = search_events(job.o0, job.o1, n_test=job.n_test, z=job.z, delta=job.delta,
                                        float_bits=job.float_bits, nan_outcome=job.nan_outcome, rng=rng,
                                        families=job.families)
-    return _Found(found, kind, loss_histogram(job.o0, job.o1), len(job.o0) - len(job.o0) // 2)
+    return _Found(found, kind, len(job.o0) - len(job.o0) // 2)
 
 
 class _Stream:
@@ -414,7 +413,6 @@ def audit_anytime(
     rounds: list[Round] = []
     epoch_search, epoch_used, epoch_budget = 0, 0, 0
     kinds: set[str] = set()
-    histograms: dict[int, Any] = {}
     timing = BatchTiming()
     stream = _Stream(len(pair_list), search_samples)
     signature: Signature | None = None
@@ -445,9 +443,7 @@ def audit_anytime(
                 epoch_budget, epoch_used = ends[k] - position, 0
                 found = _search(pair_list, stream, k, ends[k] - position, delta, alpha, float_bits,
                                 nan_policy == "outcome", entropy, event_families, pool)
-                for i, f in enumerate(found):
-                    kinds.add(f.kind)
-                    histograms[i] = f.histogram
+                kinds.update(f.kind for f in found)
                 bets = _choose(found, finalists, epsilon, delta, cap_a, grid)
                 if not bets:
                     notes.append(f"checkpoint {k + 1}: no event had a positive expected growth on the stream so far")
@@ -496,6 +492,9 @@ def audit_anytime(
         witness = Witness(pair_list[w.pair_index], EventTest(
             w.pair_index, pair_list[w.pair_index].label, w.direction, w.description, w.k_num, w.k_den, w.n,
             math.nan, math.nan, lb, w.growth))
+    # the privacy-loss histogram of the witness's pair (pair 0 without one) on the last outputs of its stream
+    at = witness.test.pair_index if witness is not None else 0
+    histogram = loss_histogram(stream.outputs(at, 0), stream.outputs(at, 1)) if stream.batches[(at, 0)] else None
     seconds = time.perf_counter() - t0
     library = (LibraryTiming(timing.calls, timing.library_seconds, timing.seconds, seconds)
                if hasattr(mechanism, "pop_timing") else None)
@@ -505,7 +504,7 @@ def audit_anytime(
         rounds=tuple(rounds), planned_rounds=len(checkpoints), samples=samples, samples_to_verdict=position,
         test_samples=bet_on, n_pairs=len(pair_list), output_kind="/".join(sorted(kinds)), seed=entropy,
         seconds=seconds, workers=workers_used, notes=tuple(notes),
-        loss_histogram=histograms.get(witness.test.pair_index if witness is not None else 0),
+        loss_histogram=histogram,
         reproducible=reproducible, library=library)
 
 

@@ -482,6 +482,16 @@ def feature_events(feature: Feature, data: SearchInput, search: CandidateSearch)
     _scalar_feature(feature, data.halves, search)
 
 
+def _distinct_rows(rows: NDArray, limit: int) -> int:
+    """The number of distinct rows of ``rows``, or ``limit + 1`` when it exceeds ``limit``: a column with more than
+    ``limit`` distinct values answers without coding whole rows (most columns of a continuous output do)."""
+    flat = rows.reshape(len(rows), -1)
+    for j in range(flat.shape[1]):
+        if len(np.unique(flat[:, j])) > limit:     # np.unique merges -0.0 / 0.0 and NaNs: never more than bitwise
+            return limit + 1
+    return min(len(unique_rows(rows)[0]), limit + 1)
+
+
 def search_events(
     o0: NDArray,
     o1: NDArray,
@@ -508,8 +518,9 @@ def search_events(
     search = CandidateSearch(_Scorer(h, n_test, z, delta), _Scorer(n - h, n_test, z, delta))
     discrete_dtype = o0.dtype.kind in "biu"
     probe = min(h, 20_000)
-    n_unique = len(unique_rows(np.concatenate([o0[:probe], o1[:probe]]))[0])
-    few_outcomes = n_unique <= max(2, (2 * probe) // 20)
+    limit = max(2, (2 * probe) // 20)
+    n_unique = _distinct_rows(np.concatenate([o0[:probe], o1[:probe]]), limit)
+    few_outcomes = n_unique <= limit
     if few_outcomes:
         _outcome_unions(halves, search)
     else:
