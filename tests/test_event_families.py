@@ -161,3 +161,61 @@ def test_cell_set_event_is_membership_of_the_cells_it_lists():
         assert (part.cells(x) == ref).all()
         ev = CellSetEvent(part, tuple(sorted(rng.choice(part.n_cells, 7, replace=False).tolist())))
         assert (ev.contains(x) == np.isin(ref, np.asarray(ev.cells))).all()
+
+
+def test_g_test_pvalue_is_chi2_contingencys():
+    """The product-ratio fit's G-test equals scipy's chi2_contingency(lambda_="log-likelihood") p-value (Yates'
+    correction at one degree of freedom included) on random tables, equal and unequal laws (deterministic)."""
+    from scipy import stats
+
+    from dpverify.statistical.cells import g_test_pvalue
+
+    rng = np.random.default_rng(7)
+    for _ in range(500):
+        m = int(rng.integers(2, 6))
+        p0 = rng.dirichlet(np.ones(m))
+        p1 = p0 if rng.random() < 0.5 else rng.dirichlet(np.ones(m))
+        t0, t1 = rng.multinomial(int(rng.integers(1, 3000)), p0), rng.multinomial(int(rng.integers(1, 3000)), p1)
+        used = (t0 + t1) > 0
+        if used.sum() < 2:
+            continue
+        expected = stats.chi2_contingency(np.stack([t0[used], t1[used]]), lambda_="log-likelihood")[1]
+        assert g_test_pvalue(t0[used], t1[used]) == pytest.approx(expected, rel=1e-12, abs=1e-300)
+
+
+def test_distinct_rows_counts_or_says_more_than_the_limit():
+    from dpverify.statistical.events import unique_rows
+    from dpverify.statistical.search import _distinct_rows
+
+    rng = np.random.default_rng(3)
+    few = rng.integers(0, 3, size=(1000, 3)).astype(float)
+    assert _distinct_rows(few, 100) == len(unique_rows(few)[0]) == 27
+    assert _distinct_rows(few, 10) == 11                                   # 27 rows > 10
+    mixed = np.column_stack([rng.integers(0, 2, 1000), rng.normal(size=1000)])
+    assert _distinct_rows(mixed, 50) == 51
+    zeros = np.array([[0.0], [-0.0], [np.nan], [np.nan]])                   # bitwise: 0.0, -0.0 and NaN differ
+    assert _distinct_rows(zeros, 10) == len(unique_rows(zeros)[0]) == 3
+
+
+def test_families_at_once_choose_what_one_at_a_time_chooses():
+    """CandidateSearch.families scores all families in one call; the candidates (events, counts, scores, order) are
+    those of calling family once per family."""
+    from dpverify.statistical.search import CandidateSearch, _Scorer, _scalar_feature
+    from dpverify.statistical.features import Column
+
+    rng = np.random.default_rng(11)
+    o0, o1 = rng.laplace(0.0, 1.0, (4000, 2)), rng.laplace(0.3, 1.0, (4000, 2))
+    halves = (o0[:2000], o1[:2000], o0[2000:], o1[2000:])
+
+    def run(batched: bool):
+        search = CandidateSearch(_Scorer(2000, 10_000, 2.0, 0.0), _Scorer(2000, 10_000, 2.0, 0.0))
+        if not batched:
+            search.families = lambda specs: [search.family(*sp) for sp in specs]   # type: ignore[method-assign]
+            original = CandidateSearch.families
+            search.family = lambda *a: original(search, [a])                      # type: ignore[method-assign]
+        for j in range(2):
+            _scalar_feature(Column(j), halves, search)
+        return [(c.event.description, c.direction, c.count_num, c.count_den, c.score, c.group) for c in search.finish()]
+
+    batched, one_by_one = run(True), run(False)
+    assert batched == one_by_one and len(batched) >= 8
