@@ -372,7 +372,7 @@ class WorkerPool:
                 first = self._timed(fn, tasks[:1])
                 rest = self._run(tasks[1:], fn)
                 return first + rest
-            if (work / rate if rate else (0.0 if work < INLINE_BELOW else math.inf)) < INLINE_SECONDS:
+            if self._small(tasks, fn):
                 # starting the processes would cost more than they save: run here, and learn how fast fn is
                 return self._timed(fn, tasks)
             self._pool = ProcessPoolExecutor(max_workers=self.workers)
@@ -391,6 +391,8 @@ class WorkerPool:
         if self._pool is None:
             if not self._picklable(tasks[1]):
                 return self.run(tasks, fn)
+            if self._small(tasks, fn):
+                return self._stripped(self._timed, fn, tasks)
             self._pool = ProcessPoolExecutor(max_workers=self.workers)
         return self._stripped(self._alongside, tasks, fn)
 
@@ -402,6 +404,12 @@ class WorkerPool:
         finally:
             for f in futures:
                 f.cancel()
+
+    def _small(self, tasks: Sequence[Any], fn: Callable[[Any], Any]) -> bool:
+        """The tasks would take less than ``INLINE_SECONDS`` here (at ``fn``'s outputs per second measured or hinted;
+        fewer than ``INLINE_BELOW`` outputs when it has none): starting the processes would cost more than it saves."""
+        work, rate = _outputs(tasks), self._rates.get(fn)
+        return (work / rate if rate else (0.0 if work < INLINE_BELOW else math.inf)) < INLINE_SECONDS
 
     def _timed(self, fn: Callable[[Any], Any], tasks: Sequence[Any]) -> list[Any]:
         """``[fn(t) for t in tasks]`` here, learning ``fn``'s outputs per second from it."""
