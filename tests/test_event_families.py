@@ -219,3 +219,34 @@ def test_families_at_once_choose_what_one_at_a_time_chooses():
 
     batched, one_by_one = run(True), run(False)
     assert batched == one_by_one and len(batched) >= 8
+
+
+def test_cell_edges_of_a_sorted_sample_match_the_sorting_reference():
+    """_edges reads the distinct values and point masses of its sorted input in linear passes; the edges are those of
+    the reference computation with np.unique / np.isin / np.sort (deterministic)."""
+    from dpverify.statistical.cells import TAIL_CELL, _edges, tail_ranks
+
+    def reference(values_sorted, bins, tails=True):
+        v = values_sorted[np.isfinite(values_sorted)]
+        if len(v) == 0:
+            return ()
+        uniq, counts = np.unique(v, return_counts=True)
+        atoms = uniq[counts >= max(2, len(v) // 1000)]
+        single = v[~np.isin(v, atoms)]
+        qs = np.quantile(single, np.linspace(0, 1, bins + 1)[1:-1]) if len(single) and bins > 1 else np.zeros(0)
+        tail_edges = np.zeros(0)
+        if tails and len(single) and bins > 1:
+            s = np.sort(single)
+            r = tail_ranks(len(s) // bins, first=TAIL_CELL)
+            tail_edges = np.concatenate([s[r + 1], s[len(s) - 2 - r]]) if len(r) else tail_edges
+        e = np.concatenate([qs, tail_edges, atoms, np.nextafter(atoms, np.inf)])
+        return tuple(float(t) for t in np.unique(e))
+
+    rng = np.random.default_rng(5)
+    for n in (0, 1, 50, 3000, 40_000):
+        v = rng.laplace(size=n)
+        v[rng.random(n) < 0.2] = 0.0                      # a point mass
+        v[rng.random(n) < 0.01] = np.inf                  # a NaN mapped to +inf by the callers
+        v = np.sort(np.round(v, 2 if n == 3000 else 12))  # many ties at n = 3000
+        for bins, tails in ((1, True), (16, False), (64, True)):
+            assert _edges(v, bins, tails) == reference(v, bins, tails)

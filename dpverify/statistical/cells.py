@@ -170,13 +170,16 @@ def _edges(values_sorted: NDArray[np.float64], bins: int, tails: bool = True) ->
     v = values_sorted[np.isfinite(values_sorted)]
     if len(v) == 0:
         return ()
-    uniq, counts = np.unique(v, return_counts=True)
-    atoms = uniq[counts >= max(2, len(v) // 1000)]
-    single = v[~np.isin(v, atoms)]
+    # v is sorted: its distinct values, their counts and the values outside the point masses in one linear pass each
+    starts = np.flatnonzero(np.r_[True, v[1:] != v[:-1]])
+    uniq, counts = v[starts], np.diff(np.r_[starts, len(v)])
+    is_atom = counts >= max(2, len(v) // 1000)
+    atoms = uniq[is_atom]
+    single = v[np.repeat(~is_atom, counts)]                        # sorted too
     qs = np.quantile(single, np.linspace(0, 1, bins + 1)[1:-1]) if len(single) and bins > 1 else np.zeros(0)
     tail_edges = np.zeros(0)
     if tails and len(single) and bins > 1:
-        s = np.sort(single)
+        s = single
         r = tail_ranks(len(s) // bins, first=TAIL_CELL)            # inside the outermost quantile bins only
         tail_edges = np.concatenate([s[r + 1], s[len(s) - 2 - r]]) if len(r) else tail_edges
     e = np.concatenate([qs, tail_edges, atoms, np.nextafter(atoms, np.inf)])
