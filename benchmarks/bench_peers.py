@@ -42,7 +42,7 @@ import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, Sequence
 
 import numpy as np
 
@@ -235,7 +235,8 @@ def run_dpverify(ids: Iterable[str], mode: str, seed: int, workers: int = WORKER
         # ``dpverify run --sequential`` is the anytime-valid audit (dpverify.statistical.anytime): its epochs
         ladder = (o.details or {}).get("anytime") or {}
         out[eid] = {"stages": len(ladder.get("rounds", [])), "planned_stages": ladder.get("planned_rounds"),
-                    "samples_to_verdict": ladder.get("samples_to_verdict"),"outcome": o.outcome, "violation": o.outcome == "violation", "expect": entry.expect,
+                    "samples_to_verdict": ladder.get("samples_to_verdict"), "n_pairs": ladder.get("n_pairs"),
+                    "outcome": o.outcome, "violation": o.outcome == "violation", "expect": entry.expect,
                     "bound": float(o.epsilon_lower_bound) if o.epsilon_lower_bound is not None else math.nan,
                     "seconds": float(o.seconds), "samples": o.samples, "search_samples": o.search_samples,
                     "claim": float(entry.claim.epsilon), "alpha": entry.alpha if entry.alpha is not None else 0.05,
@@ -294,6 +295,36 @@ def compare(dp: dict[str, Any], sd: dict[str, Any] | None, dv: dict[str, Any] | 
     row["tighter"] = dp["bound"] >= sd["bound"]
     row["goal"] = bool(row["speed"] >= SPEED_GOAL and row["tighter"])
     return row
+
+
+def statdp_outputs(peer: Peer, budget: Budget) -> tuple[int, int]:
+    """``(pairs, outputs)`` of one StatDP verdict (``detect_counterexample`` at one ε): its event selection runs every
+    input pair of its patterns ``event_iterations`` times per input, its test the selected pair ``detect_iterations``
+    times per input."""
+    from benchmarks.statdp_runner import statdp_patterns
+
+    pairs = 1 if peer.databases is not None else len(statdp_patterns(int(peer.num_input or 5), peer.sensitivity))
+    return pairs, 2 * (pairs * budget.event_iterations + budget.detect_iterations)
+
+
+def per_output_rows(passes: Sequence[str], dv: dict[str, dict[str, Any]], sd_results: dict[str, Any],
+                    budget: Budget) -> list[str]:
+    """Table rows comparing the two tools per output drawn on the mechanisms dpverify passes (where both spend their
+    whole budgets): dpverify's pairs and outputs (every pair's stream to the end), StatDP's (:func:`statdp_outputs`),
+    each tool's verdict time per million outputs and their ratio."""
+    peers = {p.entry: p for p in PEERS}
+    rows = []
+    for e in passes:
+        v, sd = dv.get(e, {}), sd_results.get(e)
+        if sd is None or not v.get("n_pairs") or not v.get("samples_to_verdict") or e not in peers:
+            continue
+        d_out = 2 * int(v["n_pairs"]) * int(v["samples_to_verdict"])
+        s_pairs, s_out = statdp_outputs(peers[e], budget)
+        d_rate, s_rate = v["seconds"] / d_out * 1e6, sd["verdict_seconds"] / s_out * 1e6
+        rows.append(f"| `{e}` | {v['n_pairs']}, {d_out / 1e6:.1f} M, {v['seconds']:.2f} s, {d_rate:.2f} s "
+                    f"| {s_pairs}, {s_out / 1e6:.1f} M, {sd['verdict_seconds']:.1f} s, {s_rate:.2f} s "
+                    f"| {d_out / s_out:.1f}× | {s_rate / d_rate:.1f}× |")
+    return rows
 
 
 def goal_rows(dp: dict[str, dict[str, Any]], sd: dict[str, Any] | None,
@@ -444,6 +475,18 @@ def report(command: str, budget: Budget, seed: int, dp: dict[str, dict[str, Any]
                  f"{SPEED_GOAL:g}× less time per output at the same budget; the others are violations where "
                  "dpverify's stream ran until the evidence sufficed (the outputs per input of its verdict cell).")
         L.append("")
+        per_output = per_output_rows(passes, dv, sd_results, budget)
+        if per_output:
+            L.append("On those passes, per output drawn (both tools to the end of their budgets; dpverify's stream "
+                     "runs on every pair of the catalogue entry, StatDP's event selection on every pair of its "
+                     "patterns and its test on the pair it selected, both inputs of each counted):")
+            L.append("")
+            L.append("| Mechanism | dpverify: pairs, outputs, verdict time, s per M outputs | StatDP: pairs, outputs, "
+                     "verdict time, s per M outputs | dpverify's outputs / StatDP's | time per output, StatDP / "
+                     "dpverify |")
+            L.append("|---|---|---|---|---|")
+            L.extend(per_output)
+            L.append("")
     L.append("### dpverify and StatDP side by side")
     L.append("")
     if statdp_error:

@@ -113,6 +113,13 @@ def test_report_with_and_without_statdp(tmp_path):
     text = bp.report("cmd", bp.QUICK, 0, _fake_dp(ids), sd, samplers, busy, None, bp.DEFAULT_VENV)
     assert f"{len(ids)} of {len(ids)} mechanisms" in text and "20.0× (60.0×)" in text
     assert "pystatdp` as shipped" in text
+    # every fake verdict is a pass: per-output rows need dpverify's pairs and stream length
+    dv = {i: dict(d, n_pairs=9, samples_to_verdict=500_000, seconds=4.5) for i, d in _fake_dp(ids).items()}
+    text = bp.report("cmd", bp.QUICK, 0, _fake_dp(ids), sd, samplers, busy, None, bp.DEFAULT_VENV, dv=dv)
+    pairs, outputs = bp.statdp_outputs(next(p for p in bp.PEERS if p.entry == "histogram"), bp.QUICK)
+    assert pairs == 2 and outputs == 2 * (2 * bp.QUICK.event_iterations + bp.QUICK.detect_iterations)
+    row = next(line for line in text.splitlines() if line.startswith("| `histogram` | 9, 9.0 M, 4.50 s, 0.50 s"))
+    assert row.endswith(f"| {9e6 / outputs:.1f}× | {10.0 / outputs * 1e6 / 0.5:.1f}× |")
     prof = {"id": "svt", "wall": 2.0, "phases": [("whole verdict (every stage)", 1.5), ("  event search", 0.75)]}
     text = bp.report("cmd", bp.QUICK, 0, _fake_dp(ids), sd, samplers, busy, None, bp.DEFAULT_VENV, profile=prof)
     assert "Where dpverify's verdict time goes: `svt`" in text and "| &nbsp;&nbsp;&nbsp;&nbsp;event search | 0.75 | 50% |" in text
