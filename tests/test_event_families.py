@@ -250,3 +250,26 @@ def test_cell_edges_of_a_sorted_sample_match_the_sorting_reference():
         v = np.sort(np.round(v, 2 if n == 3000 else 12))  # many ties at n = 3000
         for bins, tails in ((1, True), (16, False), (64, True)):
             assert _edges(v, bins, tails) == reference(v, bins, tails)
+
+
+def test_cell_set_event_by_comparisons_equals_the_lookup_table():
+    """A one-group CellSetEvent of few runs of cells is counted by comparing the feature with the runs' ends; the
+    rows it contains are those of the cell lookup (random partitions and cell sets, ties on the edges, NaN and inf
+    rows; deterministic)."""
+    from dpverify.statistical.cells import MAX_RUNS, CellPartition, CellSetEvent, _runs
+
+    rng = np.random.default_rng(9)
+    for _ in range(200):
+        edges = tuple(float(t) for t in np.unique(np.round(rng.normal(size=int(rng.integers(1, 30))), 1)))
+        part = CellPartition((), (0,), (), (edges,))
+        out = np.round(rng.normal(size=5000), 1)                 # many outputs exactly on an edge
+        out[rng.random(5000) < 0.01] = np.nan
+        out[rng.random(5000) < 0.01] = -np.inf
+        k = int(rng.integers(0, part.n_cells + 1))
+        cells = tuple(int(c) for c in rng.choice(part.n_cells, size=k, replace=False))
+        lookup = np.zeros(part.n_cells, dtype=bool)
+        lookup[list(cells)] = True
+        expected = lookup[part.cells(out)]
+        assert np.array_equal(CellSetEvent(part, cells).contains(out), expected)
+        if len(_runs(cells)) <= MAX_RUNS:
+            assert _runs(cells) == sorted(_runs(cells))

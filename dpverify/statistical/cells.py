@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from typing import Sequence
 
 import numpy as np
 from numpy.typing import NDArray
@@ -144,9 +145,38 @@ class CellSetEvent:
         return f"out in cells {{{shown}{more}}}"
 
     def contains(self, out: NDArray) -> NDArray[np.bool_]:
-        chosen = np.zeros(self.partition.n_cells, dtype=bool)        # a lookup table: no sort of the cells
+        part = self.partition
+        if len(part.edges) == 1:
+            runs = _runs(self.cells)
+            if len(runs) <= MAX_RUNS:
+                # one group: the chosen cells are a few intervals of the feature (a prefix union of cells ordered
+                # along it mostly is one), and comparing with their ends is far cheaper than locating every output
+                # among all the edges (a binary search per output)
+                f, e = part.feature(np.asarray(out)), part.edges[0]
+                inside = np.zeros(len(f), dtype=bool)
+                for first, last in runs:               # cells first..last: edges[first - 1] <= f < edges[last]
+                    m = f >= e[first - 1] if first > 0 else np.ones(len(f), dtype=bool)
+                    if last < len(e):
+                        m &= f < e[last]
+                    inside |= m
+                return inside
+        chosen = np.zeros(part.n_cells, dtype=bool)        # a lookup table: no sort of the cells
         chosen[np.asarray(self.cells, dtype=np.intp)] = True
-        return chosen[self.partition.cells(np.asarray(out))]
+        return chosen[part.cells(np.asarray(out))]
+
+
+#: a one-group :class:`CellSetEvent` of at most this many runs of consecutive cells is counted by comparisons
+MAX_RUNS = 4
+
+
+def _runs(cells: Sequence[int]) -> list[tuple[int, int]]:
+    """``(first, last)`` of each run of consecutive cell indices in ``cells``."""
+    c = np.unique(np.asarray(cells, dtype=np.int64))
+    if len(c) == 0:
+        return []
+    breaks = np.flatnonzero(np.diff(c) != 1)
+    starts, ends = np.r_[0, breaks + 1], np.r_[breaks, len(c) - 1]
+    return [(int(c[a]), int(c[b])) for a, b in zip(starts, ends)]
 
 
 def tail_ranks(n: int, step: float = TAIL_STEP, first: int = 1) -> NDArray[np.int64]:
