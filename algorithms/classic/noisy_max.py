@@ -61,8 +61,11 @@ def answer_noise(noise: str, scale: float, shape: tuple[int, ...], rng: np.rando
 def noisy_answers(
     answers: np.ndarray, noise: str, scale: float, n: int, rng: np.random.Generator
 ) -> np.ndarray:
-    """``(n, m)`` noisy answers: ``answers + Lap(scale)`` or ``answers + Exp(scale)`` entrywise."""
-    return answers + answer_noise(noise, scale, (n, answers.shape[0]), rng)
+    """``(n, m)`` noisy answers: ``answers + Lap(scale)`` or ``answers + Exp(scale)`` entrywise (added in place into
+    the fresh noise array: the same values without a second ``(n, m)`` allocation)."""
+    out = answer_noise(noise, scale, (n, answers.shape[0]), rng)
+    out += answers
+    return out
 
 
 def _noise_law(noise: str, scale: float) -> stats.rv_continuous:
