@@ -167,6 +167,8 @@ class CellSetEvent:
 
 #: a one-group :class:`CellSetEvent` of at most this many runs of consecutive cells is counted by comparisons
 MAX_RUNS = 4
+#: a :class:`ProductRatioScore` coordinate with at most this many bin edges is binned by comparisons
+FEW_EDGES = 6
 
 
 def _runs(cells: Sequence[int]) -> list[tuple[int, int]]:
@@ -264,7 +266,16 @@ class ProductRatioScore:
         rows = np.asarray(out).reshape(len(out), -1)
         s = np.zeros(len(rows))
         for j, e, r in zip(self.columns, self.edges, self.ratios):
-            s += np.asarray(r)[np.searchsorted(np.asarray(e), _finite(rows[:, j]), "right")]
+            v = _finite(rows[:, j])
+            if len(e) <= FEW_EDGES:
+                # a discrete coordinate (a bit, a flag): the bin is the number of edges <= v, as searchsorted
+                # "right" gives it, counted by a comparison per edge instead of a binary search per output
+                idx = np.zeros(len(v), dtype=np.intp)
+                for t in e:
+                    idx += v >= t
+            else:
+                idx = np.searchsorted(np.asarray(e), v, "right")
+            s += np.asarray(r)[idx]
         return s
 
 
