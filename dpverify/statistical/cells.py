@@ -171,6 +171,15 @@ MAX_RUNS = 4
 FEW_EDGES = 6
 
 
+def sorted_distinct(v: NDArray) -> tuple[NDArray, NDArray[np.int64]]:
+    """The distinct values of a sorted array without NaN and how often each occurs, in one linear pass
+    (``np.unique(v, return_counts=True)`` without its sort)."""
+    if len(v) == 0:
+        return v[:0], np.zeros(0, dtype=np.int64)
+    starts = np.flatnonzero(np.r_[True, v[1:] != v[:-1]])
+    return v[starts], np.diff(np.r_[starts, len(v)])
+
+
 def _runs(cells: Sequence[int]) -> list[tuple[int, int]]:
     """``(first, last)`` of each run of consecutive cell indices in ``cells``."""
     c = np.unique(np.asarray(cells, dtype=np.int64))
@@ -202,9 +211,7 @@ def _edges(values_sorted: NDArray[np.float64], bins: int, tails: bool = True) ->
     v = values_sorted[np.isfinite(values_sorted)]
     if len(v) == 0:
         return ()
-    # v is sorted: its distinct values, their counts and the values outside the point masses in one linear pass each
-    starts = np.flatnonzero(np.r_[True, v[1:] != v[:-1]])
-    uniq, counts = v[starts], np.diff(np.r_[starts, len(v)])
+    uniq, counts = sorted_distinct(v)          # v is sorted: no other sort below, linear passes only
     is_atom = counts >= max(2, len(v) // 1000)
     atoms = uniq[is_atom]
     single = v[np.repeat(~is_atom, counts)]                        # sorted too
@@ -307,8 +314,7 @@ def fit_product_ratio(sel0: NDArray, sel1: NDArray) -> ProductRatioScore | None:
     for j in range(k):
         c0, c1 = _finite(a0[:, j]), _finite(a1[:, j])
         pooled = np.sort(np.concatenate([c0, c1]))
-        fin = pooled[np.isfinite(pooled)]                     # sorted: its distinct values without another sort
-        uniq = fin[np.r_[True, fin[1:] != fin[:-1]]] if len(fin) else fin
+        uniq = sorted_distinct(pooled[np.isfinite(pooled)])[0]
         if len(uniq) <= RATIO_BINS:        # a discrete coordinate: one bin per value
             e = np.unique(np.concatenate([uniq, np.nextafter(uniq, np.inf)]))
         else:
