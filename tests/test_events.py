@@ -8,7 +8,8 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
 from dpverify.statistical.events import row_keys, rows_in, unique_rows
-from dpverify.statistical.search import _ge, _le, _sorted_unique, search_events
+from dpverify.statistical.cells import sorted_distinct
+from dpverify.statistical.search import _ge, _le, search_events
 
 floats = st.floats(allow_nan=True, allow_infinity=True, width=64)
 small = st.sampled_from([-1.0, -0.0, 0.0, 0.5, 2.0, np.nan, np.inf])
@@ -19,7 +20,7 @@ small = st.sampled_from([-1.0, -0.0, 0.0, 0.5, 2.0, np.nan, np.inf])
                  arrays(np.float64, st.integers(0, 40), elements=small)))
 def test_sorted_unique_is_np_unique(values: np.ndarray) -> None:
     s = np.sort(values)
-    uniq, counts = _sorted_unique(s)
+    uniq, counts = sorted_distinct(s)
     ref_u, ref_c = np.unique(s, return_counts=True)
     np.testing.assert_array_equal(uniq, ref_u)
     np.testing.assert_array_equal(counts, ref_c)

@@ -172,12 +172,23 @@ FEW_EDGES = 6
 
 
 def sorted_distinct(v: NDArray) -> tuple[NDArray, NDArray[np.int64]]:
-    """The distinct values of a sorted array without NaN and how often each occurs, in one linear pass
-    (``np.unique(v, return_counts=True)`` without its sort)."""
-    if len(v) == 0:
+    """``np.unique(v, return_counts=True)`` for an already sorted array, in one linear pass (no sort).
+
+    NaNs (sorted last) count as one value, as in ``np.unique``; a zero is reported as ``0.0``, never ``-0.0``.
+    """
+    n = len(v)
+    if n == 0:
         return v[:0], np.zeros(0, dtype=np.int64)
-    starts = np.flatnonzero(np.r_[True, v[1:] != v[:-1]])
-    return v[starts], np.diff(np.r_[starts, len(v)])
+    new = np.empty(n, dtype=bool)
+    new[0] = True
+    np.not_equal(v[1:], v[:-1], out=new[1:])
+    if v.dtype.kind == "f" and np.isnan(v[-1]):
+        new[int(np.searchsorted(v, np.nan, "left")) + 1:] = False      # every NaN after the first: one value
+    starts = np.flatnonzero(new)
+    uniq = v[starts]
+    if uniq.dtype.kind == "f":
+        uniq = uniq + 0.0           # -0.0 and 0.0 are one value: report it as 0
+    return uniq, np.diff(np.append(starts, n))
 
 
 def _runs(cells: Sequence[int]) -> list[tuple[int, int]]:

@@ -35,7 +35,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 from dpverify.statistical.atoms import HashSetEvent, repeated_hashes
-from dpverify.statistical.cells import CellSetEvent, ProductRatioScore, fit_cells, fit_product_ratio, tail_ranks
+from dpverify.statistical.cells import (CellSetEvent, ProductRatioScore, fit_cells, fit_product_ratio, sorted_distinct,
+                                       tail_ranks)
 from dpverify.statistical.stats import epsilon_lower_bound, wilson_lower, wilson_upper
 from dpverify.execution.sampling import single_threaded_libraries
 from dpverify.statistical.features import Column, Feature, Identity, LinearScore, LowBit, Statistic
@@ -198,36 +199,17 @@ def _nan_start(values_sorted: NDArray) -> int:
     return n
 
 
-def _sorted_unique(values_sorted: NDArray) -> tuple[NDArray, NDArray]:
-    """``np.unique(values_sorted, return_counts=True)`` for an already sorted array, in ``O(n)``.
-
-    NaNs (sorted last) count as one value, as in ``np.unique``; a zero is reported as ``0.0``, never ``-0.0``.
-    """
-    n = len(values_sorted)
-    if n == 0:
-        return values_sorted[:0], np.zeros(0, dtype=np.int64)
-    new = np.empty(n, dtype=bool)
-    new[0] = True
-    np.not_equal(values_sorted[1:], values_sorted[:-1], out=new[1:])
-    new[_nan_start(values_sorted) + 1:] = False
-    starts = np.flatnonzero(new)
-    uniq = values_sorted[starts]
-    if uniq.dtype.kind == "f":
-        uniq = uniq + 0.0           # -0.0 and 0.0 are one value: report it as 0
-    return uniq, np.diff(np.append(starts, n))
-
-
 def _grid(values_sorted: NDArray[np.float64], size: int, uniq: NDArray[np.float64] | None = None) -> NDArray[np.float64]:
     """At most ``size`` thresholds: every distinct value, or ``size`` evenly spaced order statistics.
 
     ``uniq`` (the distinct values of ``values_sorted``) saves a pass when the caller has it.
     """
     if uniq is None:
-        uniq = _sorted_unique(values_sorted)[0]
+        uniq = sorted_distinct(values_sorted)[0]
     if len(uniq) <= size:
         return uniq
     idx = np.linspace(0, len(values_sorted) - 1, size).round().astype(np.int64)
-    return _sorted_unique(values_sorted[idx])[0]
+    return sorted_distinct(values_sorted[idx])[0]
 
 
 def _tail_grids(values_sorted: NDArray[np.float64]) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
@@ -236,7 +218,7 @@ def _tail_grids(values_sorted: NDArray[np.float64]) -> tuple[NDArray[np.float64]
     spacing of the quantile grids."""
     n = len(values_sorted)
     tail = tail_ranks(n)
-    return _sorted_unique(values_sorted[tail])[0], _sorted_unique(values_sorted[n - 1 - tail][::-1])[0]
+    return sorted_distinct(values_sorted[tail])[0], sorted_distinct(values_sorted[n - 1 - tail][::-1])[0]
 
 
 def _le(s: NDArray, t: NDArray) -> NDArray:
@@ -267,7 +249,7 @@ def _scalar_feature(feature: Feature, halves: tuple[NDArray, NDArray, NDArray, N
     # two sorted runs: the stable sort (timsort / radix) merges them in linear time
     pooled = np.sort(np.concatenate([a0, a1]), kind="stable")
     pooled = pooled[: _nan_start(pooled)]                      # NaN is no threshold
-    uniq, counts = _sorted_unique(pooled)
+    uniq, counts = sorted_distinct(pooled)
     is_atom = counts >= 2
     atoms = uniq[is_atom]
     if 0 < len(atoms) < len(uniq):
