@@ -171,6 +171,14 @@ MAX_RUNS = 4
 FEW_EDGES = 6
 
 
+def nan_start(values_sorted: NDArray) -> int:
+    """Index of the first NaN of a sorted array (NaNs sort last); its length when it has none."""
+    n = len(values_sorted)
+    if n and values_sorted.dtype.kind == "f" and np.isnan(values_sorted[-1]):
+        return int(np.searchsorted(values_sorted, np.nan, "left"))
+    return n
+
+
 def sorted_distinct(v: NDArray) -> tuple[NDArray, NDArray[np.int64]]:
     """``np.unique(v, return_counts=True)`` for an already sorted array, in one linear pass (no sort).
 
@@ -182,8 +190,7 @@ def sorted_distinct(v: NDArray) -> tuple[NDArray, NDArray[np.int64]]:
     new = np.empty(n, dtype=bool)
     new[0] = True
     np.not_equal(v[1:], v[:-1], out=new[1:])
-    if v.dtype.kind == "f" and np.isnan(v[-1]):
-        new[int(np.searchsorted(v, np.nan, "left")) + 1:] = False      # every NaN after the first: one value
+    new[nan_start(v) + 1:] = False                 # every NaN after the first: one value
     starts = np.flatnonzero(new)
     uniq = v[starts]
     if uniq.dtype.kind == "f":

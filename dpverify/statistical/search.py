@@ -35,8 +35,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 from dpverify.statistical.atoms import HashSetEvent, repeated_hashes
-from dpverify.statistical.cells import (CellSetEvent, ProductRatioScore, fit_cells, fit_product_ratio, sorted_distinct,
-                                       tail_ranks)
+from dpverify.statistical.cells import (CellSetEvent, ProductRatioScore, fit_cells, fit_product_ratio, nan_start,
+                                       sorted_distinct, tail_ranks)
 from dpverify.statistical.stats import epsilon_lower_bound, wilson_lower, wilson_upper
 from dpverify.execution.sampling import single_threaded_libraries
 from dpverify.statistical.features import Column, Feature, Identity, LinearScore, LowBit, Statistic
@@ -191,14 +191,6 @@ class CandidateSearch:
         return self.out
 
 
-def _nan_start(values_sorted: NDArray) -> int:
-    """Index of the first NaN of a sorted array (NaNs sort last); its length when it has none."""
-    n = len(values_sorted)
-    if n and values_sorted.dtype.kind == "f" and np.isnan(values_sorted[-1]):
-        return int(np.searchsorted(values_sorted, np.nan, "left"))
-    return n
-
-
 def _grid(values_sorted: NDArray[np.float64], size: int, uniq: NDArray[np.float64] | None = None) -> NDArray[np.float64]:
     """At most ``size`` thresholds: every distinct value, or ``size`` evenly spaced order statistics.
 
@@ -226,7 +218,7 @@ def _le(s: NDArray, t: NDArray) -> NDArray:
 
 
 def _ge(s: NDArray, t: NDArray) -> NDArray:
-    return _nan_start(s) - np.searchsorted(s, t, "left")       # NaNs sort last and are never >= t
+    return nan_start(s) - np.searchsorted(s, t, "left")       # NaNs sort last and are never >= t
 
 
 def _in(s: NDArray, lo: NDArray, hi: NDArray) -> NDArray:
@@ -248,7 +240,7 @@ def _scalar_feature(feature: Feature, halves: tuple[NDArray, NDArray, NDArray, N
 
     # two sorted runs: the stable sort (timsort / radix) merges them in linear time
     pooled = np.sort(np.concatenate([a0, a1]), kind="stable")
-    pooled = pooled[: _nan_start(pooled)]                      # NaN is no threshold
+    pooled = pooled[: nan_start(pooled)]                      # NaN is no threshold
     uniq, counts = sorted_distinct(pooled)
     is_atom = counts >= 2
     atoms = uniq[is_atom]
@@ -296,7 +288,7 @@ def _two_sided_tails(feature: Feature, pooled: NDArray, a0: NDArray, a1: NDArray
         return []
 
     def outside(a: NDArray) -> NDArray:
-        return _nan_start(a) - _in(a, lo, hi)
+        return nan_start(a) - _in(a, lo, hi)
 
     return [(outside(a0), outside(a1), counter(lambda v, i: (v < lo[i]) | (v > hi[i])),
              lambda i: IntervalEvent(feature, float(lo[i]), float(hi[i]), outside=True), f"{feature.name}:outside", fam)]
