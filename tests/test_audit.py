@@ -221,12 +221,32 @@ def test_pool_runs_small_calls_here_and_starts_for_large_ones():
         pool._rates.clear()                 # a first call: its first task, timed here, decides
         got_large = pool.run(large)         # vectorised: the rest is faster here than starting the workers
         assert not pool.started and pool.used == 1
-        pool._rates.clear()                 # another first call (speeds are learnt per task function)
-        got_slow = pool.run(slow)           # 3 more tasks of INLINE_SECONDS each: the workers start
+        # another mechanism: speeds are learnt per task function and mechanism, so the fast one's speed does not
+        # decide for it: its first task is timed here, and 3 more tasks of INLINE_SECONDS each start the workers
+        got_slow = pool.run(slow)
         assert pool.started and pool.used == 2
     for got, ts in ((got_small, small), (got_large, large), (got_slow, slow)):
         for (a, _), (b, _) in zip(got, [run_task(t) for t in ts]):
             np.testing.assert_array_equal(a, b)
+
+
+def test_pool_start_forks_the_workers_before_the_first_call():
+    """``WorkerPool.start`` starts the processes at once (e.g. before timed work, for a pool shared by several
+    audits), does nothing with one worker, and the results are those of a pool started on demand."""
+    from dpverify.execution.sampling import WorkerPool
+
+    with WorkerPool(1) as one:
+        one.start()
+        assert not one.started
+    pairs = [(0.0, 1.0), (0.0, 2.0)]
+    kw = dict(epsilon=1.0, samples=20_000, search_samples=4_000, seed=3)
+    with WorkerPool(2) as pool:
+        pool.start()
+        assert pool.started
+        shared = [dpverify.audit(mech, pairs, pool=pool, **kw) for mech in (m.laplace, m.identity)]
+    for got, mech in zip(shared, (m.laplace, m.identity)):
+        own = dpverify.audit(mech, pairs, workers=2, **kw)
+        assert got.epsilon_lower_bound == own.epsilon_lower_bound and got.violation == own.violation
 
 
 def _pid_and_square(k: int) -> tuple[int, int]:

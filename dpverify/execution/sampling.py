@@ -28,7 +28,7 @@ import time
 from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable, Iterator, Protocol, Sequence
+from typing import Any, Callable, Hashable, Iterable, Iterator, Protocol, Sequence
 
 import numpy as np
 from numpy.typing import NDArray
@@ -289,6 +289,22 @@ INLINE_SECONDS = 0.25
 ONE_BY_ONE_SECONDS = 0.05
 
 
+def _speed_key(fn: Callable[[Any], Any], task: Any, mechanism: Any = None) -> Hashable:
+    """What a measured speed belongs to: the task function and the mechanism of the task (a :class:`Task`'s, or the
+    first of the tasks a task carries, e.g. one pair's search), so that a pool shared by the audits of several
+    mechanisms learns each one's speed rather than applying the last one's."""
+    if mechanism is None:
+        mechanism = getattr(task, "mechanism", None)
+    if mechanism is None:
+        inner = getattr(task, "tasks", None)
+        mechanism = getattr(inner[0], "mechanism", None) if inner else None
+    try:
+        hash(mechanism)
+    except TypeError:               # e.g. a dataclass with an array field: the object itself
+        mechanism = id(mechanism)
+    return fn, mechanism
+
+
 def _outputs(tasks: Sequence[Any]) -> float:
     """Outputs the tasks draw in all (their ``n``), or infinity when some task does not say."""
     total = 0
@@ -298,6 +314,10 @@ def _outputs(tasks: Sequence[Any]) -> float:
             return math.inf
         total += n
     return total
+
+
+def _no_op(_: Any) -> None:
+    """A task that does nothing (:meth:`WorkerPool.start`)."""
 
 
 class WorkerPool:
@@ -315,14 +335,23 @@ class WorkerPool:
         self._pool: ProcessPoolExecutor | None = None
         self._remote = _remote
         self._remote_checked = False
-        self._rates: dict[Any, float] = {}   # outputs per second of each fn run here (see INLINE_SECONDS)
+        self._rates: dict[Any, float] = {}   # outputs per second of each fn and mechanism run here (INLINE_SECONDS)
 
-    def hint_rate(self, fn: Callable[[Any], Any], outputs_per_second: float) -> None:
-        """Expect ``fn`` to draw about ``outputs_per_second`` (e.g. measured on the contract probe of a per-call
-        library, thousands of times slower per output than a vectorised mechanism) until a rate is measured here;
-        it decides where the first call runs and how tasks are chunked, never a result."""
-        if fn not in self._rates and math.isfinite(outputs_per_second) and outputs_per_second > 0:
-            self._rates[fn] = float(outputs_per_second)
+    def hint_rate(self, fn: Callable[[Any], Any], outputs_per_second: float, mechanism: Any = None) -> None:
+        """Expect ``fn`` to draw about ``outputs_per_second`` on ``mechanism``'s tasks (e.g. measured on the contract
+        probe of a per-call library, thousands of times slower per output than a vectorised mechanism) until a rate
+        is measured here; it decides where the first call runs and how tasks are chunked, never a result."""
+        key = _speed_key(fn, None, mechanism)
+        if key not in self._rates and math.isfinite(outputs_per_second) and outputs_per_second > 0:
+            self._rates[key] = float(outputs_per_second)
+
+    def start(self) -> None:
+        """Start the worker processes now rather than on the first call that needs them (e.g. before timed work, or
+        once for the audits of several mechanisms that share this pool).  Nothing happens with one worker, with a
+        remote executor or once started."""
+        if self._pool is None and self._remote is None and self.workers > 1:
+            self._pool = ProcessPoolExecutor(max_workers=self.workers)
+            list(self._pool.map(_no_op, range(self.workers)))   # fork every worker now
 
     def run(self, tasks: Sequence[Any], fn: Callable[[Any], Any] = run_task) -> list[Any]:
         """Run ``fn`` (default :func:`run_task`; :func:`run_batch` to get the timings too) on every task; results in task order (so they do not depend
@@ -365,7 +394,7 @@ class WorkerPool:
             if not self._picklable(tasks[0]):
                 return [fn(t) for t in tasks]
             work = _outputs(tasks)
-            rate = self._rates.get(fn)
+            rate = self._rates.get(_speed_key(fn, tasks[0]))
             if rate is None and math.isfinite(work) and work >= INLINE_BELOW:
                 # unknown speed: time the first task here, then decide for the others (a vectorised mechanism
                 # often draws the whole budget faster than the workers start)
@@ -377,7 +406,7 @@ class WorkerPool:
                 return self._timed(fn, tasks)
             self._pool = ProcessPoolExecutor(max_workers=self.workers)
         self.used = max(self.used, min(self.workers, len(tasks)))
-        rate = self._rates.get(fn)
+        rate = self._rates.get(_speed_key(fn, tasks[0]))
         slow = rate is not None and _outputs(tasks) / len(tasks) / rate >= ONE_BY_ONE_SECONDS
         chunk = 1 if slow else max(1, math.ceil(len(tasks) / (4 * self.workers)))
         return list(self._pool.map(fn, tasks, chunksize=chunk))
@@ -408,7 +437,7 @@ class WorkerPool:
     def _small(self, tasks: Sequence[Any], fn: Callable[[Any], Any]) -> bool:
         """The tasks would take less than ``INLINE_SECONDS`` here (at ``fn``'s outputs per second measured or hinted;
         fewer than ``INLINE_BELOW`` outputs when it has none): starting the processes would cost more than it saves."""
-        work, rate = _outputs(tasks), self._rates.get(fn)
+        work, rate = _outputs(tasks), self._rates.get(_speed_key(fn, tasks[0]))
         return (work / rate if rate else (0.0 if work < INLINE_BELOW else math.inf)) < INLINE_SECONDS
 
     def _timed(self, fn: Callable[[Any], Any], tasks: Sequence[Any]) -> list[Any]:
@@ -418,7 +447,7 @@ class WorkerPool:
         elapsed = time.perf_counter() - t0
         work = _outputs(tasks)
         if elapsed > 0 and math.isfinite(work) and work > 0:
-            self._rates[fn] = work / elapsed
+            self._rates[_speed_key(fn, tasks[0])] = work / elapsed
         return results
 
     @property

@@ -439,7 +439,7 @@ def audit_anytime(
         if hasattr(mechanism, "pop_timing"):
             calls, seconds = mechanism.pop_timing()
             if calls and seconds > 0:
-                pool.hint_rate(run_batch, calls / seconds)
+                pool.hint_rate(run_batch, calls / seconds, mechanism)
         for b, m in enumerate(batches):
             if position in checkpoint_at:
                 k = checkpoint_at[position]

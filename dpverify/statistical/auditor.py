@@ -467,7 +467,7 @@ def audit(
         if probe_calls and probe_seconds > 0:
             # a per-call library: its speed on the contract probe tells the pool to start the workers for the
             # search already (its default, run a first small call here, assumes vectorised outputs)
-            pool.hint_rate(run_batch, probe_calls / probe_seconds)
+            pool.hint_rate(run_batch, probe_calls / probe_seconds, mechanism)
 
         # ---- phase 1: search.  With several workers and pairs, the pairs are searched side by side on
         # the pool (memory: one pair's search sample per worker); otherwise one pair at a time here, its
