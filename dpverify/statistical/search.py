@@ -367,8 +367,10 @@ def monotone_log_ratio(an: NDArray, ad: NDArray, offsets: NDArray) -> NDArray[np
     releasing its noisy value, noisy max releasing the maximum, a Laplace tail): its level sets are then "discrete
     part = j and value ≤ t_j" (or ``≥``).  With hundreds of cells the raw ratios of small tail cells are mostly
     noise and their prefix unions start with lucky cells; pooling adjacent cells (Robertson, Wright & Dykstra's
-    pool-adjacent-violators, :func:`sklearn.isotonic.isotonic_regression`) orders whole runs of cells instead."""
-    from sklearn.isotonic import isotonic_regression
+    pool-adjacent-violators, :func:`scipy.optimize.isotonic_regression`: the same fit as scikit-learn's, without its
+    per-call parameter validation, which took 13 times the fit on the few hundred cells of a search) orders whole
+    runs of cells instead."""
+    from scipy.optimize import isotonic_regression
 
     y = np.log((an + 0.5) / (ad + 0.5))
     w = (an + ad + 1.0).astype(np.float64)
@@ -378,7 +380,7 @@ def monotone_log_ratio(an: NDArray, ad: NDArray, offsets: NDArray) -> NDArray[np
         if sl.stop - sl.start < 2:
             out[sl] = y[sl]
             continue
-        fits = [isotonic_regression(y[sl], sample_weight=w[sl], increasing=inc) for inc in (True, False)]
+        fits = [isotonic_regression(y[sl], weights=w[sl], increasing=inc).x for inc in (True, False)]
         err = [float(np.sum(w[sl] * (y[sl] - f) ** 2)) for f in fits]
         out[sl] = fits[int(np.argmin(err))]
     return out
