@@ -24,7 +24,9 @@ classifier as in ``exp_default.py``.
 **dpverify** audits the same mechanism (:data:`MAPPING`: a class of ``algorithms/`` with DP-Sniper's parameters, or
 a port of :mod:`benchmarks.dpsniper_mechanisms`) on DP-Sniper's own input pairs (``PatternGenerator``'s patterns;
 dpverify tests both directions of each, DP-Sniper lists both orders) with :func:`dpverify.audit`, ``workers = 2``,
-``alpha = 1 − confidence`` (0.1: DP-Sniper's 90 %), ``search_samples = n_train`` and ``samples = n_final``
+``alpha = 1 − confidence`` (0.1: DP-Sniper's 90 %), ``search_samples = n_train + n_check`` (the outputs per input
+DP-Sniper's search draws on each pair: ``n_train`` to train its classifier and ``n_check`` for the estimate that
+picks its pair, besides ``n`` on the second input for its threshold) and ``samples = n_final``
 outputs per input for one finalist (:data:`FINALISTS`: one event on one pair, as DP-Sniper takes its best pair to
 its final estimate): ``2·n_final`` outputs for the final test, the outputs of DP-Sniper's final estimate, and fewer
 in all than DP-Sniper draws (:func:`dpverify_outputs` against :func:`benchmarks.dpsniper_runner.samples_used`).
@@ -296,8 +298,10 @@ FINALISTS: int = 1
 
 def dpverify_budget(cfg: dict[str, Any], finalists: int = FINALISTS) -> tuple[int, int]:
     """``(samples, search_samples)`` per input for dpverify at DP-Sniper's budget ``cfg``: ``n_final // finalists``
-    and ``n_train``."""
-    return max(1, cfg["n_final"] // finalists), max(1, cfg["n_train"])
+    and ``n_train + n_check``, the outputs per input of each pair DP-Sniper's search draws to train its classifier
+    and to estimate the attack's ε that chooses its pair (dpverify's search splits them into its selection and
+    scoring halves)."""
+    return max(1, cfg["n_final"] // finalists), max(1, cfg["n_train"] + cfg["n_check"])
 
 
 def dpverify_outputs(n_pairs: int, samples: int, search_samples: int, finalists: int = FINALISTS) -> int:
@@ -329,7 +333,7 @@ def audit_one(name: str, cfg: dict[str, Any], seed: int, workers: int = WORKERS,
 
 
 #: the budget of the unprofiled warm-up audit before the timed audits and each profile (lazy imports, first calls are not profiled)
-WARMUP_CONFIG = {"n_train": 2_000, "n_final": 6_000}
+WARMUP_CONFIG = {"n_train": 1_000, "n_check": 1_000, "n_final": 6_000}
 
 
 def run_dpverify(names: Iterable[str], cfg: dict[str, Any], seed: int, workers: int = WORKERS,
@@ -489,7 +493,7 @@ def report(command: str, fraction: float, cfg: dict[str, Any], seed: int, names:
               f"{cfg['confidence']:g}; its process pool's start-up "
               f"({(ds.get('startup') or {}).get('startup_seconds', 0.0):.1f} s) is not counted; the whole DP-Sniper "
               f"half took {ds['seconds']:.0f} s. dpverify: `dpverify.audit`, {WORKERS} workers, α = "
-              f"{1 - cfg['confidence']:.2g}, {search:,} search + {samples:,} test outputs per input for {FINALISTS} finalist (one event on one pair, as DP-Sniper's one final estimate) on DP-Sniper's "
+              f"{1 - cfg['confidence']:.2g}, {search:,} search (n_train + n_check) + {samples:,} test outputs per input for {FINALISTS} finalist (one event on one pair, as DP-Sniper's one final estimate) on DP-Sniper's "
               f"pairs (both directions), every audit on one pool of {WORKERS} worker processes started before them (its "
               "start-up not counted, as DP-Sniper's one process pool for all of its mechanisms; its workers' first use by "
               "one untimed audit of another mechanism at the same budget), after one small unprofiled warm-up audit "

@@ -68,7 +68,7 @@ def test_scaled_config_and_samples_used():
     for frac in (0.002, 0.01, 1.0):
         cfg = rn.scaled_config(frac)
         samples, search = bd.dpverify_budget(cfg)
-        assert 2 * bd.FINALISTS * samples <= 2 * cfg["n_final"] and search == cfg["n_train"]
+        assert 2 * bd.FINALISTS * samples <= 2 * cfg["n_final"] and search == cfg["n_train"] + cfg["n_check"]
         for name in rn.DEFAULT_SET:
             n_unordered = len(bd.dpverify_pairs(name))
             assert bd.dpverify_outputs(n_unordered, samples, search) <= rn.samples_used(cfg, 2 * n_unordered), name
