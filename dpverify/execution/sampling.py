@@ -300,7 +300,7 @@ def _speed_key(fn: Callable[[Any], Any], task: Any, mechanism: Any = None) -> Ha
         mechanism = getattr(inner[0], "mechanism", None) if inner else None
     try:
         hash(mechanism)
-    except TypeError:               # e.g. a dataclass with an array field: the object itself
+    except Exception:               # unhashable (e.g. a dataclass with an array field): the object itself
         mechanism = id(mechanism)
     return fn, mechanism
 
