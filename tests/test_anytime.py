@@ -54,6 +54,23 @@ def test_bet_growth_is_the_growth_of_the_best_bet_within_the_cap() -> None:
     assert np.all(np.isfinite(logs)) and logs.min() >= math.log(1 - betting.LAMBDA_CAP) - 1e-12
 
 
+def test_bet_frequencies_shrink_the_choosing_counts_only() -> None:
+    """A finalist's bet is sized from its scoring-half frequencies moved against the claim (they chose it), pooled at
+    PRIOR_WEIGHT per output with its own batches' counts, which are not moved: with none yet it is the shrunk
+    estimate, and as they accumulate it tends to their plain frequencies, never to a shrunk version of them."""
+    k_num, k_den, n = 600, 400, 2000
+    p0, q0 = (float(v) for v in betting.shrunk(k_num, k_den, n))
+    assert betting.bet_frequencies(k_num, k_den, n, 0, 0, 0) == pytest.approx((p0, q0))
+    assert p0 < k_num / n and q0 > k_den / n
+    run = 10 ** 7
+    p, q = betting.bet_frequencies(k_num, k_den, n, int(0.25 * run), int(0.2 * run), run)
+    assert p == pytest.approx(0.25, abs=1e-4) and q == pytest.approx(0.2, abs=1e-4)
+    # the scoring half counts as PRIOR_WEIGHT * n of the finalist's own outputs
+    w = betting.PRIOR_WEIGHT * n
+    p, q = betting.bet_frequencies(k_num, k_den, n, 250, 200, 1000)
+    assert p == pytest.approx((w * p0 + 250) / (w + 1000)) and q == pytest.approx((w * q0 + 200) / (w + 1000))
+
+
 def test_wealth_is_pathwise_nonincreasing_over_the_epsilon_grid() -> None:
     """The monotonicity the lower bound rests on: one finalist's batches on random outputs, the wealth of the claim
     tier (below ε) and of the bound tier never increase along the grid, so neither does their sum."""

@@ -33,8 +33,9 @@ against the claim (:func:`bet_growth`; for a small gap ``g ~ mean^2 / (2 var)``,
 per input certify the violation).  Before the first checkpoint nothing is bet.
 
 **The bets.**  Each finalist bets, in every batch, the ``lambda`` that maximises that expected growth at its
-running frequency estimate -- the scoring-half counts plus its counts in the batches since its checkpoint, moved
-one standard error against the claim -- clipped to ``[0, LAMBDA_CAP / (e^eps + delta)]`` (a plug-in GRAPA bet,
+running frequency estimate -- its scoring-half frequencies moved one standard error against the claim (they chose
+it, so they flatter it), pooled at half weight with its counts in the batches since its checkpoint, taken as they
+are (:func:`dpverify.statistical.betting.bet_frequencies`) -- clipped to ``[0, LAMBDA_CAP / (e^eps + delta)]`` (a plug-in GRAPA bet,
 Waudby-Smith & Ramdas, "Estimating means of bounded random variables by betting", JRSS-B 86(1), 2024, sec. 5;
 predictable: it uses data before the batch only).  The audit's wealth is a *portfolio*: at each checkpoint the
 whole wealth is split over the new finalists in proportion to their expected growth (weights chosen from past data:

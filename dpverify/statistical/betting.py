@@ -20,8 +20,8 @@ from numpy.typing import NDArray
 
 from dpverify.execution.sampling import single_threaded_libraries
 
-__all__ = ["LAMBDA_CAP", "BOUND_WEIGHT", "SHRINK_SE", "GRID_BELOW", "GRID_ABOVE", "LAMBDA_STEPS", "Bet",
-           "log_factors", "bet_growth", "shrunk", "wealth_grid", "play", "tiers"]
+__all__ = ["LAMBDA_CAP", "BOUND_WEIGHT", "SHRINK_SE", "PRIOR_WEIGHT", "GRID_BELOW", "GRID_ABOVE", "LAMBDA_STEPS",
+           "Bet", "log_factors", "bet_growth", "shrunk", "bet_frequencies", "wealth_grid", "play", "tiers"]
 
 #: bets are at most this fraction of ``1/(e^eps + delta)`` (a factor is then at least ``1 - LAMBDA_CAP``)
 LAMBDA_CAP = 0.9
@@ -29,6 +29,9 @@ LAMBDA_CAP = 0.9
 BOUND_WEIGHT = 0.1
 #: standard errors by which a frequency estimate is moved against the claim, for the finalists' ranks and bets
 SHRINK_SE = 1.0
+#: weight of a finalist's scoring-half counts (per output, against its own batches since its checkpoint) in the
+#: frequencies its bets are sized from
+PRIOR_WEIGHT = 0.5
 #: grid points of the ε lower bound in ``[0, eps]`` and in ``(eps, eps_max]``
 GRID_BELOW, GRID_ABOVE = 41, 80
 #: lambdas tried when maximising an expected growth (a fraction of the cap, evenly spaced)
@@ -73,6 +76,18 @@ def shrunk(k_num: Any, k_den: Any, n: Any) -> tuple[NDArray[np.float64], NDArray
     return (np.clip(k_num / n - SHRINK_SE * se(k_num), 0.0, 1.0),
             np.clip(k_den / n + SHRINK_SE * se(k_den), 0.0, 1.0))
 
+def bet_frequencies(k_num: int, k_den: int, n: int, run_num: int, run_den: int, run_n: int) -> tuple[float, float]:
+    """The frequencies a finalist's next bet is sized from: its scoring-half frequencies ``k / n`` moved
+    ``SHRINK_SE`` standard errors against the claim (:func:`shrunk`) -- the finalist was chosen *because* they
+    looked good, so they overstate it -- pooled with weight ``PRIOR_WEIGHT`` per output with its counts in its own
+    batches since the checkpoint, taken as they are: those batches played no part in choosing it.  As they
+    accumulate, the bet tends to the growth-optimal one of the event's true frequencies, where shrinking them too
+    would keep it smaller than that for as long as the finalist is bet on."""
+    p0, q0 = (float(v) for v in shrunk(k_num, k_den, n))
+    w = PRIOR_WEIGHT * max(n, 1)
+    return (w * p0 + run_num) / (w + run_n), (w * q0 + run_den) / (w + run_n)
+
+
 def wealth_grid(epsilon: float) -> tuple[NDArray[np.float64], float]:
     """The ε grid of the lower bound, ``[0, eps]`` (``GRID_BELOW`` points, ``eps`` the last) then ``(eps, eps_max]``
     (``GRID_ABOVE`` points), and ``eps_max = eps + max(eps, 1)``."""
@@ -103,7 +118,7 @@ def play(bet: Bet, values: dict[tuple[int, int], NDArray], grid: NDArray[np.floa
     """One batch of a finalist: its bet from the counts before the batch, then the batch's log factors over the
     grid in both tiers, and its counts."""
     kn, kd, ns = bet.prior
-    p, q = shrunk(kn + bet.k_num, kd + bet.k_den, ns + bet.n)
+    p, q = bet_frequencies(kn, kd, ns, bet.k_num, bet.k_den, bet.n)
     lam_a = float(bet_growth(p, q, math.exp(epsilon), delta, cap_a)[0])
     lam_b = min(lam_a, cap_b)
     num, den = (0, 1) if bet.direction == 0 else (1, 0)
