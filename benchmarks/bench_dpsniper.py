@@ -343,8 +343,8 @@ def run_dpverify(names: Iterable[str], cfg: dict[str, Any], seed: int, workers: 
     :data:`WARMUP_CONFIG`'s budget: the pool's start-up and the event search's one-time lazy imports (scikit-learn,
     about 0.5 s) are not counted, as DP-Sniper runs every mechanism on one process pool whose start-up (and torch
     import) is not counted in its times either.  (An audit that starts its own workers pays for forking a process
-    that has imported the audit's libraries, and for the copy-on-write of its pages in both processes: 0.15-0.3 s
-    per audit on this machine.)"""
+    that has imported the audit's libraries and for the workers' first use, a fixed cost that is a large share of
+    an audit of a few tenths of a second.)"""
     import dpverify
     from dpverify.execution.sampling import WorkerPool
 
@@ -355,8 +355,8 @@ def run_dpverify(names: Iterable[str], cfg: dict[str, Any], seed: int, workers: 
         if names:
             audit_one(names[0], {**cfg, **WARMUP_CONFIG}, seed, workers=1)
             pool.start()
-            # the workers' first use (pages of the parent they copy on first touch: about 0.15 s) on a mechanism that
-            # is not timed, so that it teaches the pool no speed of the timed ones (speeds are learnt per mechanism)
+            # the workers' first use (pages of the parent they copy on first touch) on a mechanism that is not
+            # timed, so that it teaches the pool no speed of the timed ones (speeds are learnt per mechanism)
             dpverify.audit(warmup_laplace, [(0.0, 1.0)], 0.1, samples=samples, search_samples=search,
                            alpha=1.0 - cfg["confidence"], seed=seed, pool=pool, finalists=FINALISTS)
         for name in names:

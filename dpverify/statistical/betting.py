@@ -27,7 +27,8 @@ __all__ = ["LAMBDA_CAP", "BOUND_WEIGHT", "SHRINK_SE", "PRIOR_WEIGHT", "GRID_BELO
 LAMBDA_CAP = 0.9
 #: share of the initial wealth in the bound tier (its bets are clipped for the ε grid up to ``eps_max``)
 BOUND_WEIGHT = 0.1
-#: standard errors by which a frequency estimate is moved against the claim, for the finalists' ranks and bets
+#: standard errors by which a frequency estimate is moved against the claim: the finalists' ranks, and the
+#: scoring-half counts that chose a finalist when its bets are sized (:func:`bet_frequencies`)
 SHRINK_SE = 1.0
 #: weight of a finalist's scoring-half counts (per output, against its own batches since its checkpoint) in the
 #: frequencies its bets are sized from
