@@ -142,7 +142,7 @@ def check_rng_contract(mechanism: Any, x: Any, entropy: int, where: str, n: int 
         return
     batches = [a] + others
     varies = not all(_constant(o) for o in batches)
-    if varies and not _constant(a) and any(_same(a, o) for o in others):
+    if not _constant(a) and any(_same(a, o) for o in others):   # a varying batch repeated
         raise MechanismError(
             f"the mechanism returned the same outputs on {where} for different seeds although its outputs vary: "
             "it ignores the rng it is given (e.g. it creates np.random.default_rng(<fixed seed>) itself), so every "
