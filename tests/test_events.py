@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
@@ -109,6 +110,31 @@ def test_row_codes_survive_many_wide_columns() -> None:
     np.testing.assert_array_equal(first, ref_first)
     np.testing.assert_array_equal(inverse, ref_inverse.ravel())
     np.testing.assert_array_equal(rows_in(out, out[:5]), np.isin(row_keys(out), row_keys(out[:5])))
+
+def _rare_value_missed_by_probe() -> np.ndarray:
+    out = np.zeros((20_000, 2))
+    out[1::7, 0] = 1.5
+    out[4321, 1] = -3.0           # off the probe's stride: the probe sees one value, the column has two
+    return out
+
+
+@pytest.mark.parametrize("make", [
+    lambda r: r.integers(-3, 3, size=(20_000, 5)),                           # small signed span: table
+    lambda r: r.integers(0, 2**40, size=(20_000, 2)),                        # wide span: sorted
+    lambda r: r.choice([0.0, -0.0, 1.0, np.nan, np.inf], size=(20_000, 3)),  # few floats: probe
+    lambda r: r.normal(size=(20_000, 2)),                                    # continuous: sorted
+    lambda r: _rare_value_missed_by_probe(),                                 # probe misses a value: sorted
+    lambda r: r.integers(0, 3, size=(20_000, 1)).astype(np.uint8),          # one column
+], ids=["signed-span", "wide-span", "few-floats", "continuous", "rare-value", "one-column"])
+def test_unique_rows_fast_paths_match_void_keys(make) -> None:
+    """The linear codes (table lookups, probe of few values) give ``np.unique``'s first rows and inverse exactly,
+    and fall back to sorting where they do not apply (a wide span, a value the probe missed)."""
+    out = make(np.random.default_rng(8))
+    first, inverse = unique_rows(out)
+    _, ref_first, ref_inverse = np.unique(row_keys(out), return_index=True, return_inverse=True)
+    np.testing.assert_array_equal(first, ref_first)
+    np.testing.assert_array_equal(inverse, ref_inverse.ravel())
+
 
 
 def test_single_threaded_libraries_limits_inside_the_block_only() -> None:

@@ -96,6 +96,53 @@ def _column_bits(out: NDArray) -> NDArray | None:
     return a.view(np.dtype(f"u{a.dtype.itemsize}"))
 
 
+#: integer keys spanning at most this many values per key are coded by a table lookup rather than a sort
+_TABLE_SPAN_PER_KEY = 4
+#: a column whose probe of about this many entries has at most ``_FEW_VALUES`` distinct values is coded against them
+_PROBE = 4096
+_FEW_VALUES = 1024
+
+
+def _table_unique(v: NDArray, return_index: bool = False) -> tuple[NDArray, ...] | None:
+    """``np.unique(v, return_inverse=True)`` (with ``return_index``: ``(values, first, inverse)``) for integer keys
+    spanning at most ``_TABLE_SPAN_PER_KEY`` values per key, by a table of the span (linear: no sort); ``None`` for
+    a wider span.  The same values, first occurrences and inverse as ``np.unique``."""
+    n = len(v)
+    if n == 0 or v.dtype.kind not in "iu":
+        return None
+    lo, hi = v.min(), v.max()
+    span = int(hi) - int(lo) + 1
+    if span > _TABLE_SPAN_PER_KEY * n:
+        return None
+    offset = (v - lo).astype(np.intp)
+    present = np.zeros(span, dtype=bool)
+    present[offset] = True
+    rank = np.cumsum(present) - 1
+    values = (np.flatnonzero(present) + lo).astype(v.dtype)
+    inverse = rank[offset]
+    if not return_index:
+        return values, inverse
+    first = np.full(span, n, dtype=np.intp)
+    np.minimum.at(first, offset, np.arange(n, dtype=np.intp))
+    return values, first[present], inverse
+
+
+def _unique_inverse(v: NDArray) -> tuple[NDArray, NDArray[np.intp]]:
+    """``np.unique(v, return_inverse=True)`` for one column of :func:`_column_bits`, without sorting it when its
+    span is small (:func:`_table_unique`) or when a probe of it shows few values that every entry is one of (then
+    each entry's code is its position among them, found by binary search)."""
+    fast = _table_unique(v)
+    if fast is not None:
+        return fast[0], fast[1]
+    probe = np.unique(v[:: max(1, len(v) // _PROBE)])
+    if len(probe) <= _FEW_VALUES:
+        idx = np.minimum(np.searchsorted(probe, v), len(probe) - 1)
+        if np.array_equal(probe[idx], v):
+            return probe, idx
+    values, inverse = np.unique(v, return_inverse=True)
+    return values, inverse.ravel()
+
+
 def _row_codes(bits: NDArray) -> NDArray[np.int64]:
     """One int64 per row, equal exactly when the rows are equal bit for bit.
 
@@ -106,11 +153,10 @@ def _row_codes(bits: NDArray) -> NDArray[np.int64]:
     key = np.zeros(len(bits), dtype=np.int64)
     size = 1
     for j in range(bits.shape[1]):
-        _, code = np.unique(bits[:, j], return_inverse=True)
+        _, code = _unique_inverse(bits[:, j])
         card = int(code.max()) + 1 if len(code) else 1
         if size * card >= _INT_KEY_LIMIT:
-            _, key = np.unique(key, return_inverse=True)
-            key = key.astype(np.int64)
+            key = np.unique(key, return_inverse=True)[1].ravel().astype(np.int64)
             size = int(key.max()) + 1 if len(key) else 1
         key = key * card + code
         size *= card
@@ -125,7 +171,8 @@ def unique_rows(out: NDArray) -> tuple[NDArray[np.intp], NDArray[np.intp]]:
         _, first, inverse = np.unique(row_keys(out), return_index=True, return_inverse=True)
         return first, inverse.ravel()
     codes = bits[:, 0] if bits.shape[1] == 1 else _row_codes(bits)
-    _, first, inverse = np.unique(codes, return_index=True, return_inverse=True)
+    fast = _table_unique(codes, return_index=True)
+    _, first, inverse = fast if fast is not None else np.unique(codes, return_index=True, return_inverse=True)
     perm = np.argsort(row_keys(out[first]), kind="stable")       # the byte order of np.void keys
     rank = np.empty_like(perm)
     rank[perm] = np.arange(len(perm))
