@@ -79,6 +79,20 @@ def test_product_ratio_keeps_the_informative_coordinates():
     assert score(a).mean() > score(b).mean()
 
 
+def test_product_ratio_fit_on_shared_sorted_columns_is_the_same_fit():
+    """The search hands the fit its sorted columns (shared with the column features): the same score as the fit
+    that sorts them itself, on continuous, discrete, NaN-bearing and constant coordinates."""
+    from dpverify.statistical.search import _SortedColumns
+    rng = np.random.default_rng(4)
+    a = np.column_stack([rng.laplace(size=20_000), rng.integers(0, 3, 20_000), rng.laplace(size=20_000),
+                         np.zeros(20_000)])
+    b = a[rng.permutation(20_000)] + np.array([0.5, 0.0, 0.0, 0.0])
+    b[:, 1] = rng.integers(0, 4, 20_000)
+    a[::97, 2] = np.nan
+    shared = fit_product_ratio(a, b, _SortedColumns(a, b))
+    assert shared is not None and 0 in shared.columns and shared == fit_product_ratio(a, b)
+
+
 def test_cells_group_by_discrete_part_and_isolate_point_masses():
     rng = np.random.default_rng(1)
     n = 20_000

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Sequence
+from typing import Callable, Sequence
 
 import numpy as np
 from numpy.typing import NDArray
@@ -321,30 +321,44 @@ def g_test_pvalue(t0: NDArray, t1: NDArray) -> float:
     return float(special.chdtrc(dof, g))
 
 
-def fit_product_ratio(sel0: NDArray, sel1: NDArray) -> ProductRatioScore | None:
+def bin_counts(values_sorted: NDArray, edges: NDArray, minlength: int = 0) -> NDArray[np.int64]:
+    """``np.bincount(np.searchsorted(edges, v, "right"), minlength=...)`` of the unsorted ``v`` from ``v`` sorted
+    (``values_sorted``, no NaN): bin ``i`` holds ``edges[i-1] <= v < edges[i]``, so its count is a difference of
+    two ranks of ``edges`` among the values (a binary search per edge instead of one per value)."""
+    below = np.searchsorted(values_sorted, edges, "left")
+    counts = np.diff(np.concatenate([[0], below, [len(values_sorted)]]))
+    return np.pad(counts, (0, max(0, minlength - len(counts))))
+
+
+def _sorted_finite(column: NDArray) -> NDArray[np.float64]:
+    return np.sort(_finite(column))
+
+
+def fit_product_ratio(sel0: NDArray, sel1: NDArray,
+                      sorted_column: Callable[[int], tuple[NDArray, NDArray]] | None = None) -> ProductRatioScore | None:
     """Fit the score on the selection half; coordinates kept where a G-test of their binned marginals rejects
-    equality at ``RATIO_PVALUE / k`` (at least the most significant one)."""
+    equality at ``RATIO_PVALUE / k`` (at least the most significant one).  ``sorted_column(j)``: column ``j`` of
+    both halves with NaN as +inf, sorted (a search that sorts them anyway shares its sorts); sorted here
+    without it."""
     a0 = sel0.reshape(len(sel0), -1)
     a1 = sel1.reshape(len(sel1), -1)
     k = a0.shape[1]
     n0, n1 = len(a0), len(a1)
     fits = []
     for j in range(k):
-        c0, c1 = _finite(a0[:, j]), _finite(a1[:, j])
-        pooled = np.sort(np.concatenate([c0, c1]))
+        s0, s1 = sorted_column(j) if sorted_column is not None else (_sorted_finite(a0[:, j]), _sorted_finite(a1[:, j]))
+        pooled = np.sort(np.concatenate([s0, s1]), kind="stable")     # two sorted runs: a linear merge
         uniq = sorted_distinct(pooled[np.isfinite(pooled)])[0]
         if len(uniq) <= RATIO_BINS:        # a discrete coordinate: one bin per value
             e = np.unique(np.concatenate([uniq, np.nextafter(uniq, np.inf)]))
         else:
             e = np.asarray(_edges(pooled, RATIO_BINS, tails=False))
-        b0 = np.bincount(np.searchsorted(e, c0, "right"), minlength=len(e) + 1)
-        b1 = np.bincount(np.searchsorted(e, c1, "right"), minlength=len(e) + 1)
+        b0, b1 = bin_counts(s0, e), bin_counts(s1, e)
         # keep-or-drop on a coarse version of the bins (quartiles of the pooled sample): a weak shift spread over
         # many coordinates is far more visible to a test with few degrees of freedom
-        coarse = np.searchsorted(np.unique(np.quantile(pooled[np.isfinite(pooled)], [0.25, 0.5, 0.75]))
-                                 if np.isfinite(pooled).any() else np.zeros(0), np.r_[c0, c1], "right")
-        t0 = np.bincount(coarse[:n0], minlength=TEST_BINS)
-        t1 = np.bincount(coarse[n0:], minlength=TEST_BINS)
+        quartiles = (np.unique(np.quantile(pooled[np.isfinite(pooled)], [0.25, 0.5, 0.75]))
+                     if np.isfinite(pooled).any() else np.zeros(0))
+        t0, t1 = bin_counts(s0, quartiles, TEST_BINS), bin_counts(s1, quartiles, TEST_BINS)
         used = (t0 + t1) > 0
         if used.sum() < 2:
             continue

@@ -225,14 +225,37 @@ def _in(s: NDArray, lo: NDArray, hi: NDArray) -> NDArray:
     return np.searchsorted(s, hi, "right") - np.searchsorted(s, lo, "left")
 
 
-def _scalar_feature(feature: Feature, halves: tuple[NDArray, NDArray, NDArray, NDArray], search: CandidateSearch) -> None:
+class _SortedColumns:
+    """The selection halves' columns ``j < MAX_COLUMNS`` as :class:`Column` gives them (NaN as +inf), sorted once
+    per search and shared by the product-ratio fit and the column features (sorting was most of a vector search's
+    time); columns beyond are sorted on each call, not kept."""
+
+    def __init__(self, sel0: NDArray, sel1: NDArray) -> None:
+        self.sel = (sel0, sel1)
+        self.memo: dict[int, tuple[NDArray, NDArray]] = {}
+
+    def __call__(self, j: int) -> tuple[NDArray, NDArray]:
+        if j in self.memo:
+            return self.memo[j]
+        got = (np.sort(Column(j)(self.sel[0])), np.sort(Column(j)(self.sel[1])))
+        if j < MAX_COLUMNS:
+            self.memo[j] = got
+        return got
+
+
+def _scalar_feature(feature: Feature, halves: tuple[NDArray, NDArray, NDArray, NDArray], search: CandidateSearch,
+                    sorted_columns: _SortedColumns | None = None) -> None:
     """Threshold, interval and point-mass events on one scalar feature.
 
     Grids of thresholds are quantiles of the *continuous part* of the selection half plus its point
     masses (values seen twice or more): a large point mass (e.g. a 0 standing for "not released")
-    would otherwise absorb most quantiles and leave the tails without thresholds.
+    would otherwise absorb most quantiles and leave the tails without thresholds.  ``sorted_columns``: the search's
+    sorted columns, used for a :class:`Column` feature.
     """
-    a0, a1 = (np.sort(feature(h)) for h in halves[:2])
+    if sorted_columns is not None and isinstance(feature, Column):
+        a0, a1 = sorted_columns(feature.index)
+    else:
+        a0, a1 = (np.sort(feature(h)) for h in halves[:2])
     b0, b1 = (feature(h) for h in halves[2:])        # scoring half: unsorted
 
     def counter(test):
@@ -502,6 +525,8 @@ def search_events(
     else:
         _cell_unions(halves, search)
     kind = "discrete" if discrete_dtype or few_outcomes else ("scalar" if o0.ndim == 1 else "vector")
+    # (outputs of more than two dimensions: the product-ratio fit flattens rows, a Column feature does not)
+    sorted_columns = _SortedColumns(halves[0], halves[1]) if o0.ndim == 2 else None
     if few_outcomes and o0.ndim > 1 and n_unique <= UNIONS_SUFFICE:
         # every event on these outputs is a union of their few outcomes, and the prefix unions in likelihood-ratio
         # order (estimated on many counts per outcome) already hold the best ones: features add nothing but time
@@ -520,11 +545,11 @@ def search_events(
             learned = _learned_score(halves[0], halves[1], rng)
             if learned is not None:
                 features.append(learned)
-            ratio = fit_product_ratio(halves[0], halves[1])
+            ratio = fit_product_ratio(halves[0], halves[1], sorted_columns)
             if ratio is not None:
                 features.append(ratio)
     for f in features:
-        _scalar_feature(f, halves, search)
+        _scalar_feature(f, halves, search, sorted_columns)
     if nan_outcome and o0.dtype.kind == "f":
         ev = NanEvent()
         k = [np.array([int(ev.contains(x).sum())]) for x in halves]
