@@ -326,8 +326,13 @@ def bin_counts(values_sorted: NDArray, edges: NDArray, minlength: int = 0) -> ND
     (``values_sorted``, no NaN): bin ``i`` holds ``edges[i-1] <= v < edges[i]``, so its count is a difference of
     two ranks of ``edges`` among the values (a binary search per edge instead of one per value)."""
     below = np.searchsorted(values_sorted, edges, "left")
-    counts = np.diff(np.concatenate([[0], below, [len(values_sorted)]]))
-    return np.pad(counts, (0, max(0, minlength - len(counts))))
+    k = len(below)
+    counts = np.zeros(max(k + 1, minlength), dtype=np.int64)
+    counts[0] = below[0] if k else len(values_sorted)
+    if k:
+        counts[1:k] = below[1:] - below[:-1]
+        counts[k] = len(values_sorted) - below[-1]
+    return counts
 
 
 def _sorted_finite(column: NDArray) -> NDArray[np.float64]:
