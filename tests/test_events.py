@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
-from dpverify.statistical.events import row_keys, rows_in, unique_rows
+from dpverify.statistical.events import _unique_inverse, row_keys, rows_in, unique_rows
 from dpverify.statistical.cells import sorted_distinct
 from dpverify.statistical.search import _ge, _le, search_events
 
@@ -125,7 +125,8 @@ def _rare_value_missed_by_probe() -> np.ndarray:
     lambda r: r.normal(size=(20_000, 2)),                                    # continuous: sorted
     lambda r: _rare_value_missed_by_probe(),                                 # probe misses a value: sorted
     lambda r: r.integers(0, 3, size=(20_000, 1)).astype(np.uint8),          # one column
-], ids=["signed-span", "wide-span", "few-floats", "continuous", "rare-value", "one-column"])
+    lambda r: 1.0 + r.integers(0, 5, size=(20_000, 2)) * np.spacing(1.0),    # adjacent doubles: 64-bit keys, table
+], ids=["signed-span", "wide-span", "few-floats", "continuous", "rare-value", "one-column", "adjacent-doubles"])
 def test_unique_rows_fast_paths_match_void_keys(make) -> None:
     """The linear codes (table lookups, probe of few values) give ``np.unique``'s first rows and inverse exactly,
     and fall back to sorting where they do not apply (a wide span, a value the probe missed)."""
@@ -134,6 +135,10 @@ def test_unique_rows_fast_paths_match_void_keys(make) -> None:
     _, ref_first, ref_inverse = np.unique(row_keys(out), return_index=True, return_inverse=True)
     np.testing.assert_array_equal(first, ref_first)
     np.testing.assert_array_equal(inverse, ref_inverse.ravel())
+    bits = out.reshape(len(out), -1).view(f"u{out.dtype.itemsize}")
+    for j in range(bits.shape[1]):           # the column codes, values included, are np.unique's
+        for got, ref in zip(_unique_inverse(bits[:, j]), np.unique(bits[:, j], return_inverse=True)):
+            np.testing.assert_array_equal(got, ref.ravel())
 
 
 

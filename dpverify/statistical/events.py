@@ -118,7 +118,7 @@ def _table_unique(v: NDArray, return_index: bool = False) -> tuple[NDArray, ...]
     present = np.zeros(span, dtype=bool)
     present[offset] = True
     rank = np.cumsum(present) - 1
-    values = (np.flatnonzero(present) + lo).astype(v.dtype)
+    values = lo + np.flatnonzero(present).astype(v.dtype)      # in v's dtype: exact for 64-bit keys too
     inverse = rank[offset]
     if not return_index:
         return values, inverse
