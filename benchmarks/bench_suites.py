@@ -63,7 +63,9 @@ def time_run(args: list[str], label: str, seed: int) -> dict[str, Any]:
     return {"label": label, "command": "python -m dpverify run " + " ".join(args), "wall": wall,
             "exit": proc.returncode, "entries": len(entries), "matched": doc["summary"]["matched"],
             "jobs": doc.get("jobs"), "per_suite": {k: (len(v), sum(v)) for k, v in per_suite.items()},
-            "slowest": [(f"{e['suite']}/{e['id']}", e["kind"], float(e["seconds"]), e["outcome"]) for e in slow]}
+            "slowest": [(f"{e['suite']}/{e['id']}", e["kind"], float(e["seconds"]), e["outcome"]) for e in slow],
+            "unexpected": [(f"{e['suite']}/{e['id']}", e.get("expectation"), e["outcome"], e.get("error"))
+                           for e in entries if not e.get("matched")]}
 
 
 def report(command: str, seed: int, runs: list[dict[str, Any]],
@@ -82,6 +84,15 @@ def report(command: str, seed: int, runs: list[dict[str, Any]],
     if quick:
         L.append("| every suite, full budgets | – | not run (`--quick`) | ≤ 1800 s | – |")
     L.append("")
+    for r in runs:
+        if r["unexpected"]:
+            L.append(f"Entries of `{r['command']}` whose outcome was not the one expected:")
+            L.append("")
+            L.append("| Entry | Expected | Outcome | Error |")
+            L.append("|---|---|---|---|")
+            for name, expected, outcome, error in r["unexpected"]:
+                L.append(f"| `{name}` | {expected} | {outcome} | {str(error or '–').splitlines()[0][:160]} |")
+            L.append("")
     for r in runs:
         L.append(f"### {r['label'].capitalize()}: time per suite and the {SLOWEST} slowest entries")
         L.append("")

@@ -57,5 +57,11 @@ def test_suites_benchmark_times_a_run_and_reports_it() -> None:
     assert set(run["per_suite"]) == {"tiny"} and len(run["slowest"]) == run["entries"]
     text = bs.report("cmd", 0, [run], (0.0, 0.0, 0.0), quick=True)
     assert "| **PASS** |" in text and "not run (`--quick`)" in text and "tiny/" in text
+    assert run["unexpected"] == [] and "not the one expected" not in text
+    # an entry whose outcome was not the expected one is named, with what was expected and what came out
+    missed = dict(run, matched=run["matched"] - 1, exit=1,
+                  unexpected=[("tiny/some-entry", "violation", "pass", None)])
+    text = bs.report("cmd", 0, [missed], (0.0, 0.0, 0.0), quick=True)
+    assert "| **FAIL** |" in text and "| `tiny/some-entry` | violation | pass | – |" in text
     with pytest.raises(RuntimeError, match="wrote no report"):
         bs.time_run([str(TINY), "--select", "no-such-entry"], "quick default suites", seed=0)
