@@ -5,8 +5,10 @@ from __future__ import annotations
 import json
 import math
 import os
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -266,6 +268,36 @@ def test_keyboard_interrupt_keeps_finished_entries(tmp_path: Path, capsys: pytes
     assert rep["summary"]["not_run"] == 3 and rep["summary"]["matched"] == 1
     assert "not-run" in out and out.strip().splitlines()[-1] == "1/4 entries as expected"
     assert {p.name for p in tmp_path.iterdir()} <= REPORT_FILES
+
+
+class _SignalTurnedIntoError(mechs.FakeAudit):
+    """On its second call a SIGINT arrives, and the code it lands in turns the ``KeyboardInterrupt`` into an
+    exception of its own, as a C extension interrupted while it imports does (``ImportError: initialization
+    failed``)."""
+
+    def __call__(self, *args: Any, **kw: Any) -> Any:
+        if len(self.calls) == 1:
+            self.calls.append({})
+            try:
+                os.kill(os.getpid(), signal.SIGINT)
+                time.sleep(5.0)                     # the handler raises here
+            except KeyboardInterrupt:
+                raise ImportError("initialization failed") from None
+            raise AssertionError("no SIGINT handler raised")
+        return super().__call__(*args, **kw)
+
+
+def test_a_signal_a_library_turns_into_an_error_is_an_interruption(tmp_path: Path,
+                                                                    capsys: pytest.CaptureFixture[str],
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """The entry the signal landed in is reported not-run, never as an error of the audited code."""
+    monkeypatch.setattr(suite_mod, "audit", _SignalTurnedIntoError())
+    code, out, err = run(capsys, "run", str(TINY), "--out", str(tmp_path), "--jobs", "1")
+    assert code == 130 and "interrupted after 1/4 entries" in err and "ImportError" not in err + out
+    rep = read_report(tmp_path)
+    assert rep["status"] == "interrupted"
+    assert [e["outcome"] for e in rep["entries"]] == ["pass", "not-run", "not-run", "not-run"]
+    assert rep["summary"]["errors"] == 0
 
 
 # -------------------------------------------------------------------------------------------------

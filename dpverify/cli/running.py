@@ -121,6 +121,11 @@ def execute(state: RunState, args: argparse.Namespace, jobs: int, sequential: bo
 
 def _finished(state: RunState, outcome: EntryOutcome, index: int, more: bool, progress: Progress,
               interrupts: Interrupts) -> None:
+    if interrupts.stopping and outcome.outcome == "error":
+        # the signal landed in a library that turned it into an exception of its own (a C extension interrupted
+        # while it imports reports "ImportError: initialization failed"): the entry did not finish, so it is
+        # reported not-run, as the entry a signal interrupts always is -- not as an error the code never made
+        raise KeyboardInterrupt
     state.results[outcome.name] = outcome
     progress.finish(outcome, index)
     if interrupts.stopping:  # a signal some library swallowed: stop all the same
