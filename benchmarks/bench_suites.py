@@ -91,7 +91,8 @@ def report(command: str, seed: int, runs: list[dict[str, Any]],
             L.append("| Entry | Expected | Outcome | Error |")
             L.append("|---|---|---|---|")
             for name, expected, outcome, error in r["unexpected"]:
-                L.append(f"| `{name}` | {expected} | {outcome} | {str(error or '–').splitlines()[0][:160]} |")
+                first_line = str(error or "–").splitlines()[0][:160].replace("|", "\\|")     # one table cell
+                L.append(f"| `{name}` | {expected} | {outcome} | {first_line} |")
             L.append("")
     for r in runs:
         L.append(f"### {r['label'].capitalize()}: time per suite and the {SLOWEST} slowest entries")
