@@ -78,6 +78,24 @@ def test_identical_batches_are_refused_but_constant_ones_are_not():
         check_batches_distinct([b, rng.laplace(size=(100, 2)), b.copy()], "x")
 
 
+def test_batches_that_differ_only_between_the_hashed_rows_are_not_refused():
+    """A batch's key hashes a few evenly spaced rows: two batches equal on those rows share a key, and the full
+    comparison then tells them apart (a mostly-0 mechanism: its rare 1s fall between the sampled rows); a third batch
+    equal to the first, after the impostor, is still refused."""
+    a = np.zeros((10_000, 1))
+    a[[5, 77]] = 1.0
+    b = np.zeros((10_000, 1))
+    b[[6, 78]] = 1.0
+    check_batches_distinct([a, b], "x")
+    with pytest.raises(MechanismError, match="batches 0 and 2"):
+        check_batches_distinct([a, b, a.copy()], "x")
+    # a varying batch whose first rows are all one value is not constant
+    c = np.zeros((1000, 3))
+    c[-1] = 2.0
+    with pytest.raises(MechanismError, match="batches 0 and 1"):
+        check_batches_distinct([c, c.copy()], "x")
+
+
 def rare_one(x, n, rng):
     """0 with probability 0.997, else 1, drawn from ``rng``: a correct mechanism whose 256-row probe batches are often
     all 0 (0.997^256 = 0.46) and then identical for different seeds."""

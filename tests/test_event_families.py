@@ -93,6 +93,49 @@ def test_product_ratio_fit_on_shared_sorted_columns_is_the_same_fit():
     assert shared is not None and 0 in shared.columns and shared == fit_product_ratio(a, b)
 
 
+def test_scoring_columns_are_the_column_features_values():
+    """The search counts a column's chosen events on contiguous copies of the scoring halves' columns: the values
+    :class:`Column` gives (NaN as +inf, integers as float64), column by column."""
+    from dpverify.statistical.features import Column
+    from dpverify.statistical.search import _SortedColumns
+    rng = np.random.default_rng(5)
+    for halves in [tuple(rng.laplace(size=(1000, 3)) for _ in range(4)),
+                   tuple(rng.integers(-2, 3, size=(1000, 2)) for _ in range(4))]:
+        if halves[2].dtype.kind == "f":
+            halves[2][::7, 1] = np.nan
+        cols = _SortedColumns(*halves)
+        for j in range(halves[0].shape[1]):
+            got = cols.scoring(j)
+            for g, h in zip(got, halves[2:]):
+                assert g.flags.c_contiguous and g.dtype == np.float64
+                np.testing.assert_array_equal(g, Column(j)(h))
+    with pytest.raises(ValueError, match="no scoring halves"):
+        _SortedColumns(halves[0], halves[1]).scoring(0)
+
+
+def test_linear_score_in_blocks_is_the_score_of_each_row():
+    """:class:`LinearScore` computes in blocks of rows: each row's score is ``coef . (o - mean) / scale +
+    intercept``, non-finite coordinates as documented (NaN as 0, ±inf as ±1e300) and a NaN score as +inf, on
+    batches longer and shorter than a block."""
+    from dpverify.statistical.features import _BLOCK, LinearScore
+    rng = np.random.default_rng(6)
+    score = LinearScore((0.5, -1.0, 0.0), (1e-10, 1.0, 1e-10), (1.0, -0.5, 0.25), 0.1)
+    for n in (1, 17, _BLOCK, 2 * _BLOCK + 5):
+        o = rng.laplace(size=(n, 3))
+        o[::11, 0] = np.nan
+        o[::13, 1] = np.inf
+        if n > 3:
+            o[2] = [np.inf, -np.inf, 0.0]                # 1e300 / 1e-10 overflows: +inf
+            o[3] = [np.inf, 0.0, -np.inf]                # +inf - inf: NaN, reported +inf
+        v = np.where(np.isfinite(o), o, np.where(np.isnan(o), 0.0, np.sign(o) * 1e300))
+        with np.errstate(over="ignore", invalid="ignore"):
+            want = ((v - np.array(score.mean)) / np.array(score.scale)) @ np.array(score.coef) + score.intercept
+        want = np.where(np.isnan(want), np.inf, want)
+        np.testing.assert_allclose(score(o), want, rtol=1e-12, atol=0)
+        if n > 3:
+            assert score(o)[3] == np.inf
+
+
 def test_cells_group_by_discrete_part_and_isolate_point_masses():
     rng = np.random.default_rng(1)
     n = 20_000

@@ -15,7 +15,8 @@ __all__ = ["Feature", "Identity", "Column", "Statistic", "LinearScore", "LowBit"
 
 
 # --------------------------------------------------------------------------------------- features
-def _finite_view(v: NDArray) -> NDArray[np.float64]:
+_BLOCK = 8192     # rows per block of a score computed blockwise
+def finite_view(v: NDArray) -> NDArray[np.float64]:
     """Float64 copy with NaN mapped to +inf, so that every event is a well-defined set."""
     v = np.asarray(v, dtype=np.float64)
     if np.isnan(v).any():
@@ -41,7 +42,7 @@ class Identity:
         return "out"
 
     def __call__(self, out: NDArray) -> NDArray[np.float64]:
-        return _finite_view(out)
+        return finite_view(out)
 
 
 @dataclass(frozen=True)
@@ -55,7 +56,7 @@ class Column:
         return f"out[{self.index}]"
 
     def __call__(self, out: NDArray) -> NDArray[np.float64]:
-        return _finite_view(out[:, self.index])
+        return finite_view(out[:, self.index])
 
 
 @dataclass(frozen=True)
@@ -69,7 +70,7 @@ class Statistic:
         return f"{self.kind}(out)"
 
     def __call__(self, out: NDArray) -> NDArray[np.float64]:
-        v = _finite_view(out)
+        v = finite_view(out)
         if self.kind == "sum":
             with np.errstate(invalid="ignore"):
                 s = v.sum(axis=1)
@@ -98,10 +99,15 @@ class LinearScore:
 
     def __call__(self, out: NDArray) -> NDArray[np.float64]:
         v = np.asarray(out, dtype=np.float64).reshape(len(out), -1)
-        v = np.where(np.isfinite(v), v, np.where(np.isnan(v), 0.0, np.sign(v) * 1e300))
-        z = (v - np.asarray(self.mean)) / np.asarray(self.scale)
-        with np.errstate(over="ignore", invalid="ignore"):
-            s = z @ np.asarray(self.coef) + self.intercept
+        mean, scale, coef = np.asarray(self.mean), np.asarray(self.scale), np.asarray(self.coef)
+        s = np.empty(len(v))
+        # in blocks of rows, so that the temporaries stay in cache (the same arithmetic, row by row)
+        for start in range(0, len(v), _BLOCK):
+            b = v[start:start + _BLOCK]
+            if not np.isfinite(b).all():
+                b = np.where(np.isfinite(b), b, np.where(np.isnan(b), 0.0, np.sign(b) * 1e300))
+            with np.errstate(over="ignore", invalid="ignore"):
+                s[start:start + _BLOCK] = ((b - mean) / scale) @ coef + self.intercept
         return np.where(np.isnan(s), np.inf, s)
 
 
