@@ -136,6 +136,27 @@ def test_linear_score_in_blocks_is_the_score_of_each_row():
             assert score(o)[3] == np.inf
 
 
+def test_learned_score_fits_the_rows_the_concatenation_would_give():
+    """The LR fit gathers its subsample's rows from each side instead of concatenating every output: the same
+    rows, hence the same score, as subsampling the concatenation (NaN coordinates included)."""
+    from sklearn.linear_model import LogisticRegression
+    from dpverify.statistical import search as S
+    rng = np.random.default_rng(7)
+    o0 = rng.laplace(size=(S.LR_FIT_SAMPLES + 3000, 2))
+    o1 = rng.laplace(size=(S.LR_FIT_SAMPLES + 5000, 2)) + 0.3
+    o0[::50, 1], o1[::70, 0] = np.nan, np.nan
+    got = S._learned_score(o0, o1, np.random.default_rng(1))
+    X = np.concatenate([o0, o1])
+    X = np.where(np.isfinite(X), X, np.where(np.isnan(X), 0.0, np.sign(X) * 1e300))
+    y = np.r_[np.zeros(len(o0)), np.ones(len(o1))]
+    idx = np.random.default_rng(1).choice(len(X), 2 * S.LR_FIT_SAMPLES, replace=False)
+    X, y = X[idx], y[idx]
+    mean, scale = X.mean(axis=0), X.std(axis=0)
+    model = LogisticRegression(max_iter=200).fit((X - mean) / scale, y)
+    assert got is not None and got.mean == tuple(mean) and got.scale == tuple(scale)
+    np.testing.assert_allclose(got.coef, model.coef_[0], rtol=1e-9)
+
+
 def test_cells_group_by_discrete_part_and_isolate_point_masses():
     rng = np.random.default_rng(1)
     n = 20_000

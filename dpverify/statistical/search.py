@@ -455,12 +455,21 @@ def _learned_score(o0: NDArray, o1: NDArray, rng: np.random.Generator) -> Linear
     """Fit a logistic regression telling ``x0``'s outputs from ``x1``'s (DP-Sniper's attack model)."""
     from sklearn.linear_model import LogisticRegression
 
-    X = np.concatenate([o0, o1]).astype(np.float64).reshape(len(o0) + len(o1), -1)
-    X = np.where(np.isfinite(X), X, np.where(np.isnan(X), 0.0, np.sign(X) * 1e300))
-    y = np.r_[np.zeros(len(o0)), np.ones(len(o1))]
-    if len(X) > 2 * LR_FIT_SAMPLES:
-        idx = rng.choice(len(X), 2 * LR_FIT_SAMPLES, replace=False)
-        X, y = X[idx], y[idx]
+    n0, n1 = len(o0), len(o1)
+    r0, r1 = o0.reshape(n0, -1), o1.reshape(n1, -1)
+    y = np.r_[np.zeros(n0), np.ones(n1)]
+    if n0 + n1 > 2 * LR_FIT_SAMPLES:
+        # the rows of the concatenated outputs at idx, gathered from each side without concatenating them all
+        idx = rng.choice(n0 + n1, 2 * LR_FIT_SAMPLES, replace=False)
+        first = idx < n0
+        X = np.empty((len(idx), r0.shape[1]), dtype=np.result_type(r0, r1))
+        X[first], X[~first] = r0[idx[first]], r1[idx[~first] - n0]
+        y = y[idx]
+    else:
+        X = np.concatenate([r0, r1])
+    X = X.astype(np.float64)
+    if not np.isfinite(X).all():
+        X = np.where(np.isfinite(X), X, np.where(np.isnan(X), 0.0, np.sign(X) * 1e300))
     mean, scale = X.mean(axis=0), X.std(axis=0)
     scale = np.where(scale > 0, scale, 1.0)
     Z = (X - mean) / scale
