@@ -43,7 +43,7 @@ hash, each dpverify file's hash, versions).  Only ``regression`` makes ``dpverif
 
 *When has an ε lower bound risen beyond noise?*  ``report.json`` keeps, for a ``statistical`` entry, the witness
 event's counts: ``count_num`` of ``samples`` fresh outputs on the numerator input fell in the event, ``count_den``
-on the other input, with the Clopper-Pearson bounds ``p_num_low`` and ``p_den_high`` the audit used at its
+of ``samples_den`` on the other input (Poisson-sized samples differ; older records have ``samples`` only), with the Clopper-Pearson bounds ``p_num_low`` and ``p_den_high`` the audit used at its
 per-test level ``a`` (``alpha / (2K)`` for ``K`` tests).  :func:`witness_upper_bound` recovers ``a`` from
 ``p_num_low`` (``a = Beta(k, n-k+1).cdf(p_num_low)``, else from ``p_den_high``) and returns BASE's *upper*
 confidence bound on that event's privacy loss at the same level, ``ln((U_num - δ) / L_den)``.  NEW's lower bound

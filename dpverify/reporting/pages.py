@@ -91,13 +91,14 @@ def statistical_witness(record: Mapping[str, Any]) -> str | None:
     w, claim = record.get("witness") or {}, record.get("claim") or {}
     try:
         n, k_num, k_den = int(w["samples"]), int(w["count_num"]), int(w["count_den"])
+        n_den = int(w.get("samples_den", n))
         lb, p_lo, p_hi = (float(w[k]) for k in ("epsilon_lower_bound", "p_num_low", "p_den_high"))
     except (KeyError, TypeError, ValueError):
         return None
     delta = float(claim.get("delta") or 0.0)
     stated = f"ε = {_fmt(claim.get('epsilon'))}" + (f", δ = {delta:g}" if delta > 0 else "")
     where = f"witness pair '{w.get('pair_label')}' direction {w.get('direction')}, event {w.get('event')}"
-    never = f" (never observed in {n} samples under x')" if k_den == 0 and k_num > 0 else ""
+    never = f" (never observed in {n_den} samples under x')" if k_den == 0 and k_num > 0 else ""
     if record.get("outcome") == "violation":
         head = f"VIOLATION of the claim {stated}: true ε ≥ {lb:.4g}, {where}{never}; {n} fresh samples per input."
     else:
@@ -106,7 +107,7 @@ def statistical_witness(record: Mapping[str, Any]) -> str | None:
     return "\n".join([
         head,
         f"  P[M(x) ∈ S] ≥ {p_lo:.4g} ({k_num} of {n}) with x = {json.dumps(w.get('numerator_input'))}",
-        f"  P[M(x') ∈ S] ≤ {p_hi:.4g} ({k_den} of {n}) with x' = {json.dumps(w.get('denominator_input'))}",
+        f"  P[M(x') ∈ S] ≤ {p_hi:.4g} ({k_den} of {n_den}) with x' = {json.dumps(w.get('denominator_input'))}",
     ])
 
 

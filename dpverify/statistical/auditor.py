@@ -63,9 +63,8 @@ from dpverify.execution.sampling import (
     resolve_workers,
     run_batch,
 )
+from dpverify.statistical.ratio_tests import RATIO_TESTS, event_tests, plan_tests
 from dpverify.statistical.stats import (
-    clopper_pearson_lower,
-    clopper_pearson_upper,
     epsilon_lower_bound,
     normal_quantile,
     wilson_lower,
@@ -103,16 +102,21 @@ def _grouped(tasks: Sequence[Task], results: Sequence[BatchOutput],
     return grouped, signature
 
 
-def _count_events(mechanism: Mechanism, pairs: Sequence[Pair], events: dict[int, tuple[Any, ...]], n: int,
-                  batch_size: int, entropy: int, nan_policy: str, pool: WorkerPool,
+def _count_events(mechanism: Mechanism, pairs: Sequence[Pair], events: dict[int, tuple[Any, ...]],
+                  sizes: dict[int, tuple[int, int]], batch_size: int, entropy: int, nan_policy: str, pool: WorkerPool,
                   expected: Signature | None) -> tuple[dict[tuple[int, int], Any], BatchTiming]:
-    """Phase 2: ``n`` fresh outputs per input of the pairs in ``events``; the counts of their events, and the
-    batches' timing."""
+    """Phase 2: ``sizes[i]`` fresh outputs on the two inputs of each pair ``i`` in ``events``; the counts of their
+    events, and the batches' timing."""
     tasks = [t for i in sorted(events)
-             for t in _pair_tasks(mechanism, pairs[i], i, n, batch_size, entropy, nan_policy, TEST_PHASE, events[i])]
+             for t in _pair_tasks(mechanism, pairs[i], i, sizes[i], batch_size, entropy, nan_policy, TEST_PHASE,
+                                  events[i])]
     results = pool.run(tasks, fn=run_batch)
     grouped, _ = _grouped(tasks, results, expected)
-    return {k: np.sum(v, axis=0) for k, v in grouped.items()}, BatchTiming.total(r.timing for r in results)
+    counts = {k: np.sum(v, axis=0) for k, v in grouped.items()}
+    for i in events:                      # an input drawn 0 times counts nothing
+        for side in (0, 1):
+            counts.setdefault((i, side), np.zeros(len(events[i]), dtype=np.int64))
+    return counts, BatchTiming.total(r.timing for r in results)
 
 
 @dataclass(frozen=True)
@@ -189,13 +193,15 @@ def _examples(o0: np.ndarray, o1: np.ndarray) -> Callable[[np.ndarray], tuple[st
     return show
 
 
-def _pair_tasks(mechanism: Mechanism, pair: Pair, i: int, n: int, batch_size: int, entropy: int, nan_policy: str,
-                phase: int, events: tuple[Any, ...] | None = None) -> tuple[Task, ...]:
-    """The batches of ``n`` outputs per input of pair ``i`` in ``phase`` (with ``events``: count them; in the
-    sweep phase: hash the rows)."""
+def _pair_tasks(mechanism: Mechanism, pair: Pair, i: int, n: int | tuple[int, int], batch_size: int, entropy: int,
+                nan_policy: str, phase: int, events: tuple[Any, ...] | None = None) -> tuple[Task, ...]:
+    """The batches of ``n`` outputs per input of pair ``i`` in ``phase`` (``(n0, n1)``: that many on each input;
+    with ``events``: count them; in the sweep phase: hash the rows)."""
+    n0, n1 = n if isinstance(n, tuple) else (n, n)
     return tuple(Task(mechanism, x, m, entropy, phase, i, side, b, pair.label, nan_policy, events,
                       phase == SWEEP_PHASE)
-                 for side, x in ((0, pair.x0), (1, pair.x1)) for b, m in enumerate(batch_sizes(n, batch_size)))
+                 for side, x, k in ((0, pair.x0, n0), (1, pair.x1, n1)) for b, m in enumerate(batch_sizes(k, batch_size))
+                 if m > 0)
 
 
 def _check_signatures(found: Sequence[_PairFound], pair_list: Sequence[Pair]) -> None:
@@ -362,6 +368,7 @@ def audit(
     float_bits: bool = False,
     event_families: Sequence[EventFamily] = (),
     pool: WorkerPool | None = None,
+    ratio_test: str = "clopper-pearson",
 ) -> AuditResult:
     """Audit the claim that ``mechanism`` is ``(epsilon, delta)``-DP on the given neighbouring pairs.
 
@@ -401,6 +408,14 @@ def audit(
     pool
         A :class:`dpverify.execution.sampling.WorkerPool` to sample on, kept open by the caller across several
         audits (``workers`` is then ignored); by default the audit opens and closes its own.
+    ratio_test
+        How a finalist's fresh counts become a bound.  ``"clopper-pearson"`` (default): two Clopper--Pearson bounds,
+        one per probability, at half the test's level each -- conservative: on a claim that is exactly tight its
+        false-alarm rate is far below ``alpha``.  ``"auto"``: per pair, where the search's frequencies project a
+        larger bound, the conditional test of the ratio on Poisson-sized samples
+        (:func:`dpverify.statistical.stats.poisson_ratio_lower`; ``delta = 0`` only): exact at the test's whole
+        level, hence a tighter bound and more power at the same ``alpha``, and a false-alarm rate close to
+        ``alpha`` (never above) on exactly tight claims.
 
     Returns
     -------
@@ -448,6 +463,8 @@ def audit(
         raise InputError("search_samples must be at least 2")
     batch_size = check_count("batch_size", batch_size)
     finalists = check_count("finalists", finalists)
+    if ratio_test not in RATIO_TESTS:
+        raise InputError(f"ratio_test must be one of {RATIO_TESTS}, got {ratio_test!r}")
     if nan_policy not in NAN_POLICIES:
         raise InputError(f"nan_policy must be one of {NAN_POLICIES}, got {nan_policy!r}")
     if workers is not None:
@@ -487,19 +504,15 @@ def audit(
             for i, c in chosen:
                 by_pair[i].append(c)
             events = {i: tuple(c.event for c in cs) for i, cs in by_pair.items()}
-            counts, test_timing = _count_events(mechanism, pair_list, events, samples, batch_size, entropy,
+            level = alpha / (2 * len(chosen))           # per probability; 2 * level per test
+            plan = plan_tests(by_pair, ratio_test, samples, search_samples - search_samples // 2, level, delta,
+                              entropy)
+            notes.extend(f"pair {i}: a Poisson sample size exceeded the budget of {samples} outputs (probability "
+                         "about 3e-5), so its finalists were not tested" for i in sorted(plan.oversized))
+            counts, test_timing = _count_events(mechanism, pair_list, events, plan.sizes, batch_size, entropy,
                                                 nan_policy, pool, signature)
             timing = timing + test_timing
-            level = alpha / (2 * len(chosen))
-            for i, cs in by_pair.items():
-                for j, c in enumerate(cs):
-                    k0, k1 = int(counts[(i, 0)][j]), int(counts[(i, 1)][j])
-                    k_num, k_den = (k0, k1) if c.direction == 0 else (k1, k0)
-                    p_low = float(clopper_pearson_lower(k_num, samples, level))
-                    p_high = float(clopper_pearson_upper(k_den, samples, level))
-                    lb = float(epsilon_lower_bound(p_low, p_high, delta))
-                    tests.append(EventTest(i, pair_list[i].label, c.direction, c.event.description,
-                                           k_num, k_den, samples, p_low, p_high, lb, c.score))
+            tests = event_tests(by_pair, counts, plan, pair_list, level, delta)
         else:
             notes.append("no event separated the outputs of any pair on the search sample")
         used = pool.used

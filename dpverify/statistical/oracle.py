@@ -1,28 +1,31 @@
 """The oracle bound: the best ε lower bound any event-based audit could certify at a given budget.
 
-An event-based black-box audit counts an event ``S`` on ``n`` fresh outputs per input and certifies
+An event-based black-box audit counts an event ``S`` on fresh outputs of each input and certifies either
 
-    ε_LB = ln((CP_low(k_num; n, a) − δ) / CP_high(k_den; n, a))
+    ε_LB = ln((CP_low(k_num; n, a/2) − δ) / CP_high(k_den; n, a/2))
 
-(Clopper--Pearson one-sided bounds, :mod:`dpverify.statistical.stats`; the DP-Sniper / Jagielski et al. bound, the hockey-stick
-test when ``δ > 0``).  For a pair ``(x, x')`` and a direction (``x_num = x``, ``x_den = x'`` or the reverse) the
-events that separate the two output laws best are the level sets of the privacy loss
+(Clopper--Pearson one-sided bounds on ``n`` outputs per input, :mod:`dpverify.statistical.stats`; the DP-Sniper /
+Jagielski et al. bound, the hockey-stick test when ``δ > 0``), or, for ``δ = 0``, the conditional test of the ratio on
+Poisson-sized samples of mean ``m = n − 4√n`` (:func:`dpverify.statistical.stats.poisson_ratio_lower`: the logit of
+the Clopper--Pearson bound at level ``a`` of ``k_num`` out of ``k_num + k_den``), whichever certifies more, where
+the audit is asked to (``ratio_test="auto"``).  For a pair
+``(x, x')`` and a direction (``x_num = x``, ``x_den = x'`` or the reverse) the events that separate the two output laws
+best are the level sets of the privacy loss
 
     L(o) = ln f_num(o) − ln f_den(o),        S_t = {o : L(o) ≥ t}
 
 (Neyman--Pearson: among events of a given probability under ``x_den``, ``S_t`` has the largest probability under
-``x_num``).  The *oracle bound* at budget ``n`` and level ``α`` is
-
-    max over pairs, directions and thresholds t of ln((CP_low(n·p_num(t); n, α/2) − δ) / CP_high(n·p_den(t); n, α/2))
-
-with ``p_num(t) = P[M(x_num) ∈ S_t]``, ``p_den(t) = P[M(x_den) ∈ S_t]`` and the *expected* counts ``n·p`` in place of
-observed ones (``scipy.stats.beta.ppf`` accepts non-integer counts; counts of 0 and ``n`` are handled as in
-:mod:`dpverify.statistical.stats`).  It is what an auditor that knew the optimal event in advance -- no search sample, no multiple
-testing, level α/2 on each side -- would certify with typical counts: the physical limit of event-based auditing at
-that budget.  ``docs/auditor.md`` reports dpverify's bound as a fraction of it; dpverify pays for its search and for
-testing several finalists (Bonferroni), so its ratio is expected a little below 1 -- and can exceed 1 by chance,
-because its counts are observed, not expected.  Level sets are grouped by equal ``L`` (ties make them coarser; an
-event that splits a tie class can beat the oracle by a hair).
+``x_num``).  The *oracle bound* at budget ``n`` and level ``α`` is the maximum over pairs, directions and thresholds
+``t`` of the first bound at ``a = α`` -- or, for the audit's ``ratio_test="auto"``, of the larger of the two
+(:func:`dpverify.statistical.stats.projected_bounds`) -- with
+``p_num(t) = P[M(x_num) ∈ S_t]``, ``p_den(t) = P[M(x_den) ∈ S_t]`` and the *expected* counts (``n·p``, resp. ``m·p``)
+in place of observed ones (``scipy.stats.beta.ppf`` accepts non-integer counts; counts of 0 and ``n`` are handled as in
+:mod:`dpverify.statistical.stats`).  It is what an auditor that knew the optimal event in advance -- no search sample,
+no multiple testing -- would certify with typical counts: the physical limit of event-based auditing at that budget
+with these two tests.  ``docs/auditor.md`` reports dpverify's bound as a fraction of it; dpverify pays for its search
+and for testing several finalists (Bonferroni), so its ratio is expected a little below 1 -- and can exceed 1 by
+chance, because its counts are observed, not expected.  Level sets are grouped by equal ``L`` (ties make them coarser;
+an event that splits a tie class can beat the oracle by a hair).
 
 Laws
 ----
@@ -79,7 +82,7 @@ from numpy.typing import NDArray
 from dpverify.errors import InputError
 from dpverify.jsonsafe import json_float
 from dpverify.neighbours import as_pairs
-from dpverify.statistical.stats import clopper_pearson_lower, clopper_pearson_upper, epsilon_lower_bound
+from dpverify.statistical.stats import projected_bounds
 
 __all__ = ["OracleBound", "Law", "law_of", "oracle_bound", "level_set_bound", "level_set_curves", "GRID"]
 
@@ -130,17 +133,17 @@ class OracleBound:
                 f"{self.threshold:.6g} with p_num {self.p_num:.6g}, p_den {self.p_den:.6g} ({self.method})")
 
 
-def level_set_bound(p_num: Any, p_den: Any, samples: int, alpha: float, delta: float = 0.0) -> tuple[float, int]:
+def level_set_bound(p_num: Any, p_den: Any, samples: int, alpha: float, delta: float = 0.0,
+                    ratio_test: str = "clopper-pearson") -> tuple[float, int]:
     """``max_t`` of the bound certified at the expected counts over events with probabilities ``p_num[t]``,
-    ``p_den[t]`` (Clopper--Pearson at level ``α/2`` per side, :mod:`dpverify.statistical.stats`); returns the bound and the
-    index of the best event (``-inf`` and 0 when none certifies anything)."""
+    ``p_den[t]``, by the audit's test ``ratio_test`` (:func:`dpverify.audit`'s argument): Clopper--Pearson at level
+    ``α/2`` per side, or with ``"auto"`` the better of that and the conditional Poisson test at level ``α``
+    (:func:`dpverify.statistical.stats.projected_bounds`); returns the bound and the index of the best event (``-inf``
+    and 0 when none certifies anything)."""
     p_num = np.atleast_1d(np.asarray(p_num, dtype=np.float64))
     p_den = np.atleast_1d(np.asarray(p_den, dtype=np.float64))
-    k_num = np.clip(p_num * samples, 0.0, samples)
-    k_den = np.clip(p_den * samples, 0.0, samples)
-    lo = clopper_pearson_lower(k_num, samples, alpha / 2)
-    hi = clopper_pearson_upper(k_den, samples, alpha / 2)
-    b = epsilon_lower_bound(lo, hi, delta)
+    cp, poisson = projected_bounds(p_num, p_den, samples, alpha, delta)
+    b = np.maximum(cp, poisson) if ratio_test == "auto" else cp
     i = int(np.argmax(b))
     return float(b[i]), i
 
@@ -346,21 +349,21 @@ def level_set_curves(L: NDArray[np.float64], m: int | None = None) -> tuple[NDAr
     return L[ends], (ends + 1.0) / m, np.minimum(w[ends] / m, 1.0)
 
 
-def _best_on_curves(t: NDArray, pn: NDArray, pd: NDArray, samples: int, alpha: float, delta: float
-                    ) -> tuple[float, int]:
+def _best_on_curves(t: NDArray, pn: NDArray, pd: NDArray, samples: int, alpha: float, delta: float,
+                    ratio_test: str = "clopper-pearson") -> tuple[float, int]:
     """The best level set, on a grid when there are more than :data:`GRID` classes (then refined)."""
     g = len(t)
     if g <= GRID:
-        return level_set_bound(pn, pd, samples, alpha, delta)
+        return level_set_bound(pn, pd, samples, alpha, delta, ratio_test)
     grid = np.unique(np.r_[np.linspace(0, g - 1, GRID // 2).round(),
                            np.geomspace(1, g, GRID // 2).round() - 1].astype(np.int64))
-    b, j = level_set_bound(pn[grid], pd[grid], samples, alpha, delta)
+    b, j = level_set_bound(pn[grid], pd[grid], samples, alpha, delta, ratio_test)
     lo = int(grid[max(j - 1, 0)])
     hi = int(grid[min(j + 1, len(grid) - 1)])
     near = np.arange(lo, hi + 1)
     if len(near) > 20 * GRID:
         near = np.unique(np.linspace(lo, hi, 20 * GRID).round().astype(np.int64))
-    b2, j2 = level_set_bound(pn[near], pd[near], samples, alpha, delta)
+    b2, j2 = level_set_bound(pn[near], pd[near], samples, alpha, delta, ratio_test)
     return (b2, int(near[j2])) if b2 >= b else (b, int(grid[j]))
 
 
@@ -387,16 +390,21 @@ def default_oracle_samples(samples: int) -> int:
 
 
 def oracle_bound(mechanism: Any, pairs: Sequence[Any], samples: int, *, alpha: float = 0.05, delta: float = 0.0,
-                 seed: int = 0, oracle_samples: int | None = None, batch_size: int = 500_000) -> OracleBound:
+                 seed: int = 0, oracle_samples: int | None = None, batch_size: int = 500_000,
+                 ratio_test: str = "clopper-pearson") -> OracleBound:
     """The oracle bound of ``mechanism`` on ``pairs`` at ``samples`` test outputs per input (module docstring).
 
     ``pairs``: a list of :class:`~dpverify.neighbours.Pair` or ``(x0, x1)`` tuples; both directions of each are
     tried.  ``alpha``: the audit's level (each side at ``α/2``); ``delta``: the claimed δ.  ``seed``: the Monte-Carlo
     draws of pair ``i`` and direction ``d`` come from ``SeedSequence(seed, spawn_key=(i, d))``, in batches of
     ``batch_size`` rows; ``oracle_samples``: draws per pair and direction (default :func:`default_oracle_samples`).
-    A pmf law is exact and ignores the three.  Raises :class:`InputError` when the mechanism exposes no law.
+    A pmf law is exact and ignores the three.  ``ratio_test``: the audit's test the oracle assumes
+    (:func:`dpverify.audit`'s argument; ``"auto"`` adds the conditional Poisson test).  Raises :class:`InputError`
+    when the mechanism exposes no law or ``ratio_test`` is unknown.
     """
     _check(samples, alpha, delta, oracle_samples, batch_size)
+    if ratio_test not in ("clopper-pearson", "auto"):
+        raise InputError(f"ratio_test must be 'clopper-pearson' or 'auto', got {ratio_test!r}")
     pair_list = as_pairs(pairs)
     law = law_of(mechanism, pair_list[0].x0)
     if law is None:
@@ -416,7 +424,7 @@ def oracle_bound(mechanism: Any, pairs: Sequence[Any], samples: int, *, alpha: f
                 t, pn, pd = level_set_curves(_monte_carlo_losses(law, mechanism, xn, xd, m, rng, batch_size), m)
             if len(t) == 0:
                 continue
-            b, j = _best_on_curves(t, pn, pd, int(samples), float(alpha), float(delta))
+            b, j = _best_on_curves(t, pn, pd, int(samples), float(alpha), float(delta), ratio_test)
             if best is None or b > best.bound:
                 best = OracleBound(b, i, direction, float(t[j]), float(pn[j]), float(pd[j]), int(samples),
                                    float(alpha), float(delta), "exact" if law.kind == "pmf" else "monte-carlo",

@@ -79,8 +79,12 @@ class EventTest:
 
     ``direction`` 0 compares ``P[M(x0) in S]`` with ``P[M(x1) in S]``; 1 the reverse.
     ``count_num`` of ``samples`` outputs of the numerator input fell in ``S``, ``count_den`` of the
-    denominator input's.  ``p_num_low`` / ``p_den_high`` are Clopper--Pearson bounds at the
-    Bonferroni-corrected level; ``epsilon_lower_bound = ln((p_num_low - delta) / p_den_high)``.
+    denominator input's ``samples_den`` (``None``: ``samples`` as well).  ``p_num_low`` / ``p_den_high`` are
+    Clopper--Pearson bounds on the two probabilities at the Bonferroni-corrected level.  ``method``: how
+    ``epsilon_lower_bound`` was computed -- ``"clopper-pearson"``, ``ln((p_num_low - delta) / p_den_high)``, or
+    ``"poisson"``, the conditional test of the ratio on Poisson-sized samples
+    (:func:`dpverify.statistical.stats.poisson_ratio_lower` at twice that level: one bound instead of two), which the
+    audit chooses on search data where it certifies more.
     """
 
     pair_index: int
@@ -94,6 +98,13 @@ class EventTest:
     p_den_high: float
     epsilon_lower_bound: float
     search_score: float
+    samples_den: int | None = None
+    method: str = "clopper-pearson"
+
+    @property
+    def n_den(self) -> int:
+        """Outputs drawn on the denominator input."""
+        return self.samples if self.samples_den is None else self.samples_den
 
     @property
     def impossible(self) -> bool:
@@ -108,7 +119,9 @@ class EventTest:
             return -math.inf
         if self.count_den == 0:
             return math.inf
-        return math.log(self.count_num / self.count_den)
+        if self.n_den == self.samples:
+            return math.log(self.count_num / self.count_den)
+        return math.log(self.count_num / self.samples) - math.log(self.count_den / self.n_den)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -119,6 +132,8 @@ class EventTest:
             "count_num": self.count_num,
             "count_den": self.count_den,
             "samples": self.samples,
+            "samples_den": self.n_den,
+            "method": self.method,
             "p_num_low": json_float(self.p_num_low),
             "p_den_high": json_float(self.p_den_high),
             "epsilon_lower_bound": json_float(self.epsilon_lower_bound),
@@ -194,7 +209,7 @@ def witness_text(w: Witness) -> str:
     """``"witness pair 'p' direction 0, event E"`` plus, for an event never seen under the other input, how many
     samples it was not seen in."""
     den = "x1" if w.test.direction == 0 else "x0"
-    seen = f" (never observed in {w.test.samples} samples under {den})" if w.test.impossible else ""
+    seen = f" (never observed in {w.test.n_den} samples under {den})" if w.test.impossible else ""
     return f"witness pair '{w.pair.label}' direction {w.test.direction}, event {w.event}{seen}"
 
 

@@ -40,14 +40,15 @@ def witness_upper_bound(record: Mapping[str, Any]) -> float | None:
     if not isinstance(w, Mapping):
         return None
     k1, k0, n = w.get("count_num"), w.get("count_den"), w.get("samples")
-    if not all(isinstance(v, int) and not isinstance(v, bool) for v in (k1, k0, n)) or not 0 <= k0 <= n \
-            or not 0 <= k1 <= n or n < 1:
+    n0 = w.get("samples_den", n)           # records before per-input sizes have one size
+    if not all(isinstance(v, int) and not isinstance(v, bool) for v in (k1, k0, n, n0)) or not 0 <= k0 <= n0 \
+            or not 0 <= k1 <= n or n < 1 or n0 < 1:
         return None
     p_low, p_high = record_number(w.get("p_num_low")), record_number(w.get("p_den_high"))
     if k1 > 0 and p_low is not None and 0.0 < p_low < 1.0:
         level = float(stats.beta.cdf(p_low, k1, n - k1 + 1))
-    elif k0 < n and p_high is not None and 0.0 < p_high < 1.0:
-        level = float(stats.beta.sf(p_high, k0 + 1, n - k0))
+    elif k0 < n0 and p_high is not None and 0.0 < p_high < 1.0:
+        level = float(stats.beta.sf(p_high, k0 + 1, n0 - k0))
     else:
         return None
     if not 0.0 < level < 0.5:
@@ -55,7 +56,7 @@ def witness_upper_bound(record: Mapping[str, Any]) -> float | None:
     claim = record.get("claim")
     delta = record_number(claim.get("delta")) if isinstance(claim, Mapping) else None
     hi = float(clopper_pearson_upper(k1, n, level)) - (delta or 0.0)
-    lo = float(clopper_pearson_lower(k0, n, level))
+    lo = float(clopper_pearson_lower(k0, n0, level))
     if lo <= 0.0:
         return math.inf
     if hi <= 0.0:

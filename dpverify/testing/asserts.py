@@ -66,7 +66,7 @@ def violation_message(result: AuditResult) -> str:
         t = w.test
         lines.append(f"  P[M(x) ∈ S] ≥ {t.p_num_low:.4g} ({t.count_num} of {t.samples}) with x = "
                      f"{_shown(w.numerator_input)}")
-        lines.append(f"  P[M(x') ∈ S] ≤ {t.p_den_high:.4g} ({t.count_den} of {t.samples}) with x' = "
+        lines.append(f"  P[M(x') ∈ S] ≤ {t.p_den_high:.4g} ({t.count_den} of {t.n_den}) with x' = "
                      f"{_shown(w.denominator_input)}")
     lines.append(f"  reproduce with dpverify.audit(..., samples={result.samples}, seed={result.seed})")
     return "\n".join(lines)
