@@ -28,8 +28,10 @@ dpverify tests both directions of each, DP-Sniper lists both orders) with :func:
 DP-Sniper's search draws on each pair: ``n_train`` to train its classifier and ``n_check`` for the estimate that
 picks its pair, besides ``n`` on the second input for its threshold) and ``samples = n_final``
 outputs per input for one finalist (:data:`FINALISTS`: one event on one pair, as DP-Sniper takes its best pair to
-its final estimate): ``2·n_final`` outputs for the final test, the outputs of DP-Sniper's final estimate, and fewer
-in all than DP-Sniper draws (:func:`dpverify_outputs` against :func:`benchmarks.dpsniper_runner.samples_used`).
+its final estimate): ``2·n_final`` outputs for the final test (at most: with ``ratio_test = "auto"``,
+:data:`RATIO_TEST`, a finalist whose search frequencies project a tighter bound from the conditional Poisson test gets
+Poisson-sized samples of mean ``n_final − 4·sqrt(n_final)``, never more than ``n_final``), the outputs of DP-Sniper's
+final estimate, and fewer in all than DP-Sniper draws (:func:`dpverify_outputs` against :func:`benchmarks.dpsniper_runner.samples_used`).
 
 Goal of issue 22, per mechanism: dpverify's ε lower bound ≥ DP-Sniper's, in ≤ 1/10 of DP-Sniper's wall time.
 Every mechanism that misses it (``--profile all``: every one; ``--no-profile``: none) is then audited again, same
@@ -294,6 +296,10 @@ def dpverify_pairs(name: str) -> list[tuple[Any, Any]]:
 #: dpverify's finalists: one, as DP-Sniper takes one pair (its best on the check sample) to its final estimate, so
 #: that dpverify's one final test gets the same n_final outputs per input (the audit's default of 3 would split them)
 FINALISTS: int = 1
+#: dpverify's test of the finalist's counts: ``"auto"``, the conditional Poisson test where the search projects it
+#: tighter (both it and DP-Sniper's two Clopper--Pearson bounds are exact at the stated confidence; DP-Sniper's spends
+#: half the level on each probability)
+RATIO_TEST: str = "auto"
 
 
 def dpverify_budget(cfg: dict[str, Any], finalists: int = FINALISTS) -> tuple[int, int]:
@@ -329,7 +335,7 @@ def audit_one(name: str, cfg: dict[str, Any], seed: int, workers: int = WORKERS,
     target = MAPPING[name]
     return dpverify.audit(target.build() if mechanism is None else mechanism, dpverify_pairs(name), target.claim,
                           samples=samples, search_samples=search, alpha=1.0 - cfg["confidence"], seed=seed,
-                          workers=workers, finalists=FINALISTS, pool=pool)
+                          workers=workers, finalists=FINALISTS, pool=pool, ratio_test=RATIO_TEST)
 
 
 #: the budget of the unprofiled warm-up audit before the timed audits and each profile (lazy imports, first calls are not profiled)
@@ -358,7 +364,8 @@ def run_dpverify(names: Iterable[str], cfg: dict[str, Any], seed: int, workers: 
             # the workers' first use (pages of the parent they copy on first touch) on a mechanism that is not
             # timed, so that it teaches the pool no speed of the timed ones (speeds are learnt per mechanism)
             dpverify.audit(warmup_laplace, [(0.0, 1.0)], 0.1, samples=samples, search_samples=search,
-                           alpha=1.0 - cfg["confidence"], seed=seed, pool=pool, finalists=FINALISTS)
+                           alpha=1.0 - cfg["confidence"], seed=seed, pool=pool, finalists=FINALISTS,
+                           ratio_test=RATIO_TEST)
         for name in names:
             out[name] = _audit_row(name, cfg, seed, workers, pool, samples, search)
             o = out[name]
@@ -493,7 +500,7 @@ def report(command: str, fraction: float, cfg: dict[str, Any], seed: int, names:
               f"{cfg['confidence']:g}; its process pool's start-up "
               f"({(ds.get('startup') or {}).get('startup_seconds', 0.0):.1f} s) is not counted; the whole DP-Sniper "
               f"half took {ds['seconds']:.0f} s. dpverify: `dpverify.audit`, {WORKERS} workers, α = "
-              f"{1 - cfg['confidence']:.2g}, {search:,} search (n_train + n_check) + {samples:,} test outputs per input for {FINALISTS} finalist (one event on one pair, as DP-Sniper's one final estimate) on DP-Sniper's "
+              f"{1 - cfg['confidence']:.2g}, {search:,} search (n_train + n_check) + {samples:,} test outputs per input for {FINALISTS} finalist (one event on one pair, as DP-Sniper's one final estimate; `ratio_test = \"{RATIO_TEST}\"`) on DP-Sniper's "
               f"pairs (both directions), every audit on one pool of {WORKERS} worker processes started before them (its "
               "start-up not counted, as DP-Sniper's one process pool for all of its mechanisms; its workers' first use by "
               "one untimed audit of another mechanism at the same budget), after one small unprofiled warm-up audit "
@@ -548,7 +555,9 @@ def report(command: str, fraction: float, cfg: dict[str, Any], seed: int, names:
               "each pair).", ""]
     L.append("How to read it. Both bounds are 1 − α = 90 % lower confidence bounds on ε (DP-Sniper: Clopper–Pearson "
              "on its best pair's final estimate, union bound over the two probabilities; dpverify: over every pair, "
-             "direction and event it tested). Bound ratio = dpverify's / DP-Sniper's; speed-up = DP-Sniper's time / "
+             "direction and event it tested, its finalist's counts by the two Clopper–Pearson bounds or, with "
+             "`ratio_test = \"auto\"` where the search projects it tighter, by the exact conditional test of the "
+             "ratio on Poisson-sized samples, at the whole level instead of half of it per probability). Bound ratio = dpverify's / DP-Sniper's; speed-up = DP-Sniper's time / "
              "dpverify's. DP-Sniper's time is its search over every pair plus the final estimate (the two timed "
              "regions of its `my_experiment.py`); dpverify's the audit's wall time. Outputs = mechanism outputs "
              "drawn (dpverify's: the most its budget allows). Published = DP-Sniper's reference log at the full "
