@@ -52,6 +52,18 @@ def test_the_written_suite_reruns_to_the_same_outcome(tmp_path: Path, capsys: py
     assert again["epsilon_lower_bound"] == first["epsilon_lower_bound"] and again["outcome"] == "pass"
 
 
+def test_ratio_test_option_reaches_the_audit_and_its_suite_file(tmp_path: Path,
+                                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = _audit(tmp_path, capsys, "mechs:laplace_sum", "--import-path", str(DATA), "--param",
+                          "epsilon=1", "--pair", "0", "1", "--epsilon", "0.5", "--samples", "20000",
+                          "--ratio-test", "auto")
+    assert code == cli.EXIT_MISMATCH
+    data = tomllib.loads((tmp_path / "out" / "audit.toml").read_text())
+    assert data["entry"][0]["ratio_test"] == "auto"
+    (entry,) = json.loads((tmp_path / "out" / "report.json").read_text())["entries"]
+    assert entry["witness"]["method"] == "poisson" and entry["epsilon_lower_bound"] > 0.9
+
+
 def test_per_call_function_seeded_through_random_state(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     args = ("mechs:one_release_laplace", "--per-call", "--import-path", str(DATA), "--param", "epsilon=1",
             "--pair", "0", "1", "--samples", "20000")

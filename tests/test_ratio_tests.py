@@ -106,3 +106,34 @@ def test_records_and_oracle_know_poisson_sizes():
     assert witness_upper_bound(rec) == pytest.approx(want, rel=1e-6)
     p, q = np.array([0.3, 0.01, 0.001]), np.array([0.25, 0.008, 0.0005])
     assert level_set_bound(p, q, 100_000, 0.1, ratio_test="auto")[0] >= level_set_bound(p, q, 100_000, 0.1)[0]
+
+
+def test_suite_entries_take_the_ratio_test(tmp_path):
+    """``ratio_test`` in a suite entry reaches the audit (its witness records the test); a sequential run ignores it
+    (its test martingales have no such option); a value outside RATIO_TESTS is a suite error naming the key."""
+    from dpverify.errors import SuiteError
+    from dpverify.suites import load_suite, run_entry
+    text = '''[suite]
+name = "t"
+
+[[entry]]
+id = "half"
+kind = "statistical"
+mechanism = "algorithms.broken.laplace_half_noise:LaplaceHalfNoise"
+params = { epsilon = 0.1 }
+pairs = [[0.0, 1.0]]
+claim = { epsilon = 0.1 }
+expect = "violation"
+ratio_test = "auto"
+quick = { samples = 100000, search_samples = 20000 }
+'''
+    (tmp_path / "s.toml").write_text(text)
+    entry = load_suite(tmp_path / "s.toml").entries[0]
+    assert entry.audit_options()["ratio_test"] == "auto"
+    out = run_entry(entry, mode="quick", run_seed=0, workers=1)
+    assert out.outcome == "violation" and out.witness["method"] == "poisson"
+    seq = run_entry(entry, mode="quick", run_seed=0, workers=1, sequential=True)
+    assert seq.error is None and seq.outcome == "violation"
+    (tmp_path / "bad.toml").write_text(text.replace('"auto"', '"exact"'))
+    with pytest.raises(SuiteError, match="ratio_test"):
+        load_suite(tmp_path / "bad.toml")

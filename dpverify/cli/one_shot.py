@@ -88,6 +88,10 @@ def add_audit_parser(sub: Any, non_negative_int: Any, positive_int: Any) -> argp
                      help="outputs per input in the event search (default min(samples, 200000))")
     cmd.add_argument("--alpha", type=float, default=None, metavar="A", help="error level (default 0.05)")
     cmd.add_argument("--float-bits", action="store_true", help="also search events on the low-order float bits")
+    cmd.add_argument("--ratio-test", choices=("clopper-pearson", "auto"), default=None,
+                     help="how the finalists' fresh counts become a bound: two Clopper-Pearson bounds (default) or "
+                          "'auto', the exact conditional test on Poisson-sized samples where the search projects it "
+                          "tighter (more power at the same alpha; false alarms on an exactly tight claim near alpha)")
     cmd.add_argument("--import-path", action="append", default=[], metavar="DIR",
                      help="a directory to import TARGET's module from (repeatable)")
     cmd.add_argument("--seed", type=non_negative_int, default=0, metavar="N", help="run seed (default 0)")
@@ -165,6 +169,8 @@ def audit_entry(args: argparse.Namespace) -> dict[str, Any]:
         entry["alpha"] = args.alpha
     if args.float_bits:
         entry["float_bits"] = True
+    if args.ratio_test is not None:
+        entry["ratio_test"] = args.ratio_test
     budget: dict[str, Any] = {"samples": args.samples}
     if args.search_samples is not None:
         budget["search_samples"] = args.search_samples

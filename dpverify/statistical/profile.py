@@ -46,7 +46,7 @@ __all__ = ["audit_profile", "point_seed", "ProfilePoint", "ProfileAuditResult", 
 #: A profile point ``δ`` is tested only when ``δ · samples >= MIN_EXPECTED_EVENTS``.
 MIN_EXPECTED_EVENTS = 30
 #: The keyword arguments of :func:`dpverify.statistical.auditor.audit` that :func:`audit_profile` passes on.
-AUDIT_OPTIONS = ("batch_size", "finalists", "nan_policy", "float_bits", "event_families")
+AUDIT_OPTIONS = ("batch_size", "finalists", "nan_policy", "float_bits", "event_families", "ratio_test")
 #: ``spawn_key`` prefix of the points' seeds (other prefixes are used inside the audit).
 SEED_KEY = 7
 

@@ -30,7 +30,8 @@ A suite file holds one ``[suite]`` table and any number of ``[[entry]]`` tables:
     # pairs = { build = "pkg.mod:worst_pairs", params = {} }         # pairs built by a function; a
                                                      # relation given with pairs checks every pair
     alpha = 0.05                                     # optional audit options: alpha, nan_policy,
-                                                     # float_bits, finalists, batch_size
+                                                     # float_bits, finalists, batch_size,
+                                                     # ratio_test ("clopper-pearson" | "auto")
     quick = { samples = 100000, search_samples = 50000 }
     full  = { samples = 2000000, search_samples = 500000 }
 

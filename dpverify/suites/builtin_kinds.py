@@ -42,8 +42,10 @@ def _run_statistical(entry: Entry, mechanism: Any, ctx: RunContext) -> EntryOutc
         # available as dpverify.audit_sequential
         from dpverify.statistical.anytime import audit_anytime
 
+        # (its test martingales take no ratio_test: that option is the fixed-sample audit's)
         result = audit_anytime(mechanism, pairs, entry.claim.epsilon, entry.claim.delta,
-                               samples=budget.samples, seed=ctx.seed, workers=ctx.workers, **options)
+                               samples=budget.samples, seed=ctx.seed, workers=ctx.workers,
+                               **{k: v for k, v in options.items() if k != "ratio_test"})
         details["anytime"] = {k: v for k, v in result.to_dict().items()
                               if k not in ("witness", "loss_histogram", "library", "notes")}
         samples, search_samples = result.test_samples, result.search_samples

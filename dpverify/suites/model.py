@@ -40,11 +40,11 @@ SUITE_KEYS = ("name", "description", "default", "import_paths", "plugins", "quic
 ENTRY_KEYS = (
     "id", "kind", "mechanism", "params", "claim", "expect", "true_epsilon", "description",
     "pairs", "input", "relation", "random_pairs", "search", "utilities", "sensitivity",
-    "alpha", "nan_policy", "float_bits", "finalists", "batch_size",
+    "alpha", "nan_policy", "float_bits", "finalists", "batch_size", "ratio_test",
     "quick", "full", "function", "runs", "sweep", "deltas",
 )
 REQUIRED_ENTRY_KEYS = ("id", "kind", "mechanism", "claim", "expect")
-AUDIT_OPTION_KEYS = ("alpha", "nan_policy", "float_bits", "finalists", "batch_size")
+AUDIT_OPTION_KEYS = ("alpha", "nan_policy", "float_bits", "finalists", "batch_size", "ratio_test")
 ID_RE = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.+\-]*$")
 
 
@@ -193,6 +193,7 @@ class Entry:
     float_bits: bool | None = None
     finalists: int | None = None
     batch_size: int | None = None
+    ratio_test: str | None = None
     import_paths: tuple[Path, ...] = ()
     runs: int = DEFAULT_REPLAY_RUNS
     sweep: tuple[str, tuple[Any, ...]] | None = None

@@ -14,6 +14,7 @@ import numpy as np
 
 from dpverify.errors import DPVerifyError, SuiteError
 from dpverify.suites.imports import IMPORT_RE
+from dpverify.statistical.ratio_tests import RATIO_TESTS
 from dpverify.suites.model import AUDIT_OPTION_KEYS, Budget, Builder, Claim, DEFAULT_LEDGER_RUNS, DEFAULT_REPLAY_RUNS, ENTRY_KEYS, EXPECTATIONS, Entry, ID_RE, NORMS, RELATION_KINDS, REQUIRED_ENTRY_KEYS, Relation, SUPPORTED_KINDS, THEOREM_EXPECTATIONS
 
 
@@ -384,6 +385,11 @@ def parse_entry(raw: Any, index: int, suite: str, path: Path, budgets: dict[str,
         if v is not None and (not is_int(v) or v < 1):
             raise suite_error(where, key, f"expected a positive integer, got {v!r}", f"write e.g. {key} = 3")
 
+    ratio_test = raw.get("ratio_test")
+    if ratio_test is not None and ratio_test not in RATIO_TESTS:
+        raise suite_error(where, "ratio_test", f"expected one of {', '.join(RATIO_TESTS)}, got {ratio_test!r}",
+                          'write ratio_test = "auto" (or leave it out for "clopper-pearson")')
+
     claim = _claim(raw.get("claim"), where, kind)
     return Entry(
         suite=suite, path=path, id=eid, kind=kind, mechanism=mech, params=params,
@@ -395,7 +401,8 @@ def parse_entry(raw: Any, index: int, suite: str, path: Path, budgets: dict[str,
         random_pairs=random_pairs if (inp is not None or kind == "sensitivity") and kind != "em" else 0,
         search=search, utilities=utilities, sensitivity=sensitivity,
         alpha=alpha, nan_policy=nan_policy, float_bits=float_bits,
-        finalists=raw.get("finalists"), batch_size=raw.get("batch_size"), import_paths=import_paths,
+        finalists=raw.get("finalists"), batch_size=raw.get("batch_size"), ratio_test=ratio_test,
+        import_paths=import_paths,
     )
 
 
