@@ -384,9 +384,7 @@ def parse_entry(raw: Any, index: int, suite: str, path: Path, budgets: dict[str,
         v = raw.get(key)
         if v is not None and (not is_int(v) or v < 1):
             raise suite_error(where, key, f"expected a positive integer, got {v!r}", f"write e.g. {key} = 3")
-
-    ratio_test = raw.get("ratio_test")
-    if ratio_test is not None and ratio_test not in RATIO_TESTS:
+    if (ratio_test := raw.get("ratio_test")) not in (None, *RATIO_TESTS):
         raise suite_error(where, "ratio_test", f"expected one of {', '.join(RATIO_TESTS)}, got {ratio_test!r}",
                           'write ratio_test = "auto" (or leave it out for "clopper-pearson")')
 
