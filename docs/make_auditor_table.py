@@ -2,16 +2,19 @@
 
     python docs/make_auditor_table.py            # full budgets (about 10 minutes on 2 cores)
     python docs/make_auditor_table.py --quick    # quick budgets, for a smoke run
+    python docs/make_auditor_table.py --ratio-test auto   # the same with audit(ratio_test="auto"), its own section
 
 Runs the catalogue suite (audits/catalogue.toml) at its full budget with run seed 0 and the
 false-alarm measurement of the auditor on correct mechanisms, and rewrites the text between the
-``<!-- BEGIN generated -->`` / ``<!-- END generated -->`` markers of docs/auditor.md.  Every figure in
-that section is printed by this script; nothing there is typed by hand.
+``<!-- BEGIN generated -->`` / ``<!-- END generated -->`` markers of docs/auditor.md (with ``--ratio-test auto``:
+every statistical entry, the oracle and the calibration audits use ``ratio_test="auto"``, and the section is
+``generated-auto``).  Every figure in that section is printed by this script; nothing there is typed by hand.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import datetime as dt
 import math
 import os
@@ -89,7 +92,8 @@ def true_epsilon(entry: Entry) -> float | None:
 ORACLE_ROWS: int = 60_000_000
 
 
-def oracle_for_entry(entry: Entry, mode: str, run_seed: int = 0) -> OracleBound | None:
+def oracle_for_entry(entry: Entry, mode: str, run_seed: int = 0, ratio_test: str = "clopper-pearson"
+                     ) -> OracleBound | None:
     """The oracle bound of a suite entry (``dpverify.statistical.oracle``) at the test budget of ``mode``, the entry's level and
     δ, on the very pairs its audit used (built with the entry's seed under ``run_seed``); ``None`` where there is
     none: not a statistical entry, a float-bits entry (the laws are for real arithmetic, not for doubles), or a
@@ -104,7 +108,8 @@ def oracle_for_entry(entry: Entry, mode: str, run_seed: int = 0) -> OracleBound 
         # Monte-Carlo laws: at most ORACLE_ROWS draws over all pairs and directions (13-pair SVT entries would
         # otherwise draw 5·10^8 rows); exact laws ignore it
         per = min(default_oracle_samples(samples), max(MIN_ORACLE_SAMPLES, ORACLE_ROWS // (2 * len(pairs))))
-        return oracle_bound(mech, pairs, samples, alpha=alpha, delta=entry.claim.delta, seed=0, oracle_samples=per)
+        return oracle_bound(mech, pairs, samples, alpha=alpha, delta=entry.claim.delta, seed=0, oracle_samples=per,
+                            ratio_test=ratio_test)
     except InputError:
         return None
     except Exception as exc:  # noqa: BLE001 -- a law that fails must not stop the table; say so
@@ -119,14 +124,19 @@ def ratio(bound: float, best: float | None) -> float | None:
     return max(bound, 0.0) / best
 
 
-def suite_table(path: Path, mode: str, workers: int | None) -> tuple[list[str], dict, float]:
-    """Run one suite and return its generated table, its outcomes by entry id, and seconds."""
+def suite_table(path: Path, mode: str, workers: int | None, ratio_test: str | None = None
+                ) -> tuple[list[str], dict, float]:
+    """Run one suite and return its generated table, its outcomes by entry id, and seconds (``ratio_test``: set on
+    every statistical entry)."""
     suite = load_suite(path)
     rows, t0, oracle_seconds = [], time.time(), 0.0
     for entry in suite.entries:
+        if ratio_test is not None and entry.kind == "statistical":
+            entry = dataclasses.replace(entry, ratio_test=ratio_test)
         out = run_entry(entry, mode=mode, run_seed=0, workers=workers)
         t1 = time.time()
-        found = oracle_for_entry(entry, mode) if out.samples else None
+        found = (oracle_for_entry(entry, mode, ratio_test=entry.ratio_test or "clopper-pearson")
+                 if out.samples else None)
         best = None if found is None else found.bound
         oracle_seconds += time.time() - t1
         print(f"{entry.id}: {out.outcome} LB={out.epsilon_lower_bound} oracle={best} ({out.seconds:.1f} s, oracle "
@@ -168,22 +178,31 @@ def main() -> None:
     ap.add_argument("--quick", action="store_true", help="quick budgets (smoke run)")
     ap.add_argument("--workers", type=int, default=None)
     ap.add_argument("--calibration-runs", type=int, default=200, help="audits per calibration case")
+    ap.add_argument("--ratio-test", choices=("clopper-pearson", "auto"), default=None,
+                    help="set audit(ratio_test=...) on every statistical entry, the oracle and the calibration "
+                         "audits, and write the section generated-<value> (default: the entries' own, section "
+                         "generated)")
     args = ap.parse_args()
+    begin, end = ((BEGIN, END) if args.ratio_test is None else
+                  (f"<!-- BEGIN generated-{args.ratio_test} -->", f"<!-- END generated-{args.ratio_test} -->"))
     mode = "quick" if args.quick else "full"
-    table, by_id, catalogue_seconds = suite_table(ROOT / "audits" / "catalogue.toml", mode, args.workers)
+    table, by_id, catalogue_seconds = suite_table(ROOT / "audits" / "catalogue.toml", mode, args.workers,
+                                                  args.ratio_test)
     hard = ROOT / "audits" / "hard.toml"
-    hard_table = suite_table(hard, mode, args.workers)[0] if hard.exists() else []
+    hard_table = suite_table(hard, mode, args.workers, args.ratio_test)[0] if hard.exists() else []
 
     t1 = time.time()
     cal = false_alarm_rate(CALIBRATION_CASES, args.calibration_runs, first_seed=10_000, alpha=0.05,
-                           samples=20_000, search_samples=10_000, workers=1)
+                           samples=20_000, search_samples=10_000, workers=1,
+                           **({} if args.ratio_test is None else {"ratio_test": args.ratio_test}))
     cal_seconds = time.time() - t1
     lo, hi = cal.confidence_interval()
 
+    flags = (" --quick" if args.quick else "") + (f" --ratio-test {args.ratio_test}" if args.ratio_test else "")
     lines = [
-        BEGIN,
+        begin,
         "",
-        f"Generated by `python docs/make_auditor_table.py{' --quick' if args.quick else ''}` on "
+        f"Generated by `python docs/make_auditor_table.py{flags}` on "
         f"{dt.date.today().isoformat()}, {platform.machine()} with {os.cpu_count()} cores, Python "
         f"{platform.python_version()}, numpy {np.__version__}; {mode} budgets of "
         "`audits/catalogue.toml`, run seed 0. True ε: the suite's `true_epsilon` (on the audited "
@@ -192,9 +211,10 @@ def main() -> None:
         "",
         "Oracle bound: the best bound any event-based audit could certify at the entry's test samples, level "
         "and δ, with the optimal event (a level set of the true privacy loss) known in advance and typical counts "
-        "(`dpverify.statistical.oracle`); – where the mechanism exposes no law.",
+        "(`dpverify.statistical.oracle`, with the audits' own `ratio_test`); – where the mechanism exposes no law.",
         "",
-    ] + table + ["### The hard suite (`audits/hard.toml`)", ""] + hard_table
+    ] + ([f"Every statistical entry, its oracle and the calibration audits below with `ratio_test = "
+          f"\"{args.ratio_test}\"` (`docs/auditor.md`, step 3 of the audit).", ""] if args.ratio_test else []) + table + ["### The hard suite (`audits/hard.toml`)", ""] + hard_table
     tight = []
     for eid, truth in (("laplace", 0.1), ("svt-unscaled-query-noise", 0.175)):
         if eid in by_id:
@@ -215,12 +235,12 @@ def main() -> None:
         "|---|---|",
     ]
     lines += [f"| {name} | {n}/{args.calibration_runs} |" for name, n in cal.per_case.items()]
-    lines += ["", END]
+    lines += ["", end]
 
     text = DOC.read_text(encoding="utf-8")
-    if BEGIN in text and END in text:
-        head, rest = text.split(BEGIN, 1)
-        tail = rest.split(END, 1)[1]
+    if begin in text and end in text:
+        head, rest = text.split(begin, 1)
+        tail = rest.split(end, 1)[1]
         text = head + "\n".join(lines) + tail
     else:
         text = text.rstrip() + "\n\n" + "\n".join(lines) + "\n"
