@@ -164,3 +164,25 @@ print("ok")
 """
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr
+
+@pytest.mark.parametrize("kind", ["narrow", "negative", "wide", "two-columns", "absent", "int8"])
+def test_rows_in_by_table_lookup_equals_isin(kind: str) -> None:
+    """rows_in looks an event's column values up in a table when they span few integers, by binary search
+    otherwise: the same membership as ``np.isin`` of the row keys either way."""
+    from dpverify.statistical import events as E
+    rng = np.random.default_rng(4)
+    out = rng.integers(0, 12, size=(5000, 1))
+    sub = np.array([[2], [3], [7], [11]])
+    if kind == "negative":           # -1 as an unsigned pattern sits at the top of the range: a wide span
+        out, sub = out - 6, sub - 6
+    elif kind == "wide":
+        out = out * (E._LOOKUP_SPAN // 4)
+        sub = sub * (E._LOOKUP_SPAN // 4)
+    elif kind == "two-columns":
+        out = rng.integers(0, 5, size=(5000, 2))
+        sub = np.array([[0, 1], [4, 4], [2, 0]])
+    elif kind == "absent":
+        sub = np.array([[20], [30]])
+    elif kind == "int8":
+        out, sub = out.astype(np.int8), sub.astype(np.int8)
+    np.testing.assert_array_equal(rows_in(out, sub), np.isin(row_keys(out), row_keys(sub)))

@@ -179,6 +179,30 @@ def unique_rows(out: NDArray) -> tuple[NDArray[np.intp], NDArray[np.intp]]:
     return first[perm], rank[inverse.ravel()]
 
 
+#: the sorted values of an event's column spanning at most this many integers are looked up in a table
+_LOOKUP_SPAN = 1 << 16
+
+
+def _position_in(values: NDArray, col: NDArray) -> tuple[NDArray[np.intp], NDArray[np.bool_]]:
+    """For each entry of ``col``: its position among the sorted distinct ``values`` (some valid index where it is
+    not one of them) and whether it is one.  Values spanning at most :data:`_LOOKUP_SPAN` integers are looked up in a
+    table of the span (linear; a phase-2 count of a few outcomes of an integer output was mostly binary search)."""
+    card = len(values)
+    if card == 0:
+        return np.zeros(len(col), dtype=np.intp), np.zeros(len(col), dtype=bool)
+    lo, hi = int(values[0]), int(values[-1])
+    if hi - lo < _LOOKUP_SPAN:
+        table = np.full(hi - lo + 1, -1, dtype=np.intp)
+        table[(values - values[0]).astype(np.intp)] = np.arange(card)
+        pos = np.full(len(col), -1, dtype=np.intp)
+        inside = (col >= values[0]) & (col <= values[-1])
+        pos[inside] = table[(col[inside] - values[0]).astype(np.intp)]
+        found = pos >= 0
+        return np.maximum(pos, 0), found
+    idx = np.minimum(np.searchsorted(values, col), card - 1)
+    return idx, values[idx] == col
+
+
 def rows_in(out: NDArray, outcomes: NDArray) -> NDArray[np.bool_]:
     """``np.isin(row_keys(out), row_keys(outcomes))`` with integer lookups (``out``, ``outcomes`` same dtype)."""
     bits, obits = _column_bits(out), _column_bits(outcomes)
@@ -193,8 +217,8 @@ def rows_in(out: NDArray, outcomes: NDArray) -> NDArray[np.bool_]:
         card = len(values)
         if size * max(card, 1) >= _INT_KEY_LIMIT:
             return np.isin(row_keys(out), row_keys(outcomes))
-        idx = np.minimum(np.searchsorted(values, bits[:, j]), max(card - 1, 0))
-        hit &= values[idx] == bits[:, j] if card else False
+        idx, found = _position_in(values, bits[:, j])
+        hit &= found
         key = key * card + idx
         okey = okey * card + np.searchsorted(values, obits[:, j])
         size *= card
