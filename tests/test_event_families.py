@@ -113,6 +113,24 @@ def test_scoring_columns_are_the_column_features_values():
         _SortedColumns(halves[0], halves[1]).scoring(0)
 
 
+@pytest.mark.parametrize("dtype", [np.int8, np.uint8, np.int16, np.int32, np.bool_, np.int64])
+def test_statistics_of_small_integers_equal_those_of_their_floats(dtype):
+    """sum / max / min / argmax of small-integer outputs are taken on the integers (no float64 copy first): the
+    same values as on the float64 view, ties of argmax at the first maximum."""
+    from dpverify.statistical.features import Statistic
+    rng = np.random.default_rng(8)
+    lo, hi = (0, 2) if dtype is np.bool_ else (np.iinfo(dtype).min, np.iinfo(dtype).max)
+    o = rng.integers(lo, hi, size=(500, 7), endpoint=True).astype(dtype)
+    o[3] = o[3, 0]                                     # a row of ties
+    for kind in ("sum", "max", "min", "argmax"):
+        got = Statistic(kind)(o)
+        v = o.astype(np.float64)
+        want = {"sum": v.sum(axis=1), "max": v.max(axis=1), "min": v.min(axis=1),
+                "argmax": v.argmax(axis=1).astype(np.float64)}[kind]
+        assert got.dtype == np.float64
+        np.testing.assert_array_equal(got, want)
+
+
 def test_linear_score_in_blocks_is_the_score_of_each_row():
     """:class:`LinearScore` computes in blocks of rows: each row's score is ``coef . (o - mean) / scale +
     intercept``, non-finite coordinates as documented (NaN as 0, ±inf as ±1e300) and a NaN score as +inf, on

@@ -340,11 +340,12 @@ def _sorted_finite(column: NDArray) -> NDArray[np.float64]:
 
 
 def fit_product_ratio(sel0: NDArray, sel1: NDArray,
-                      sorted_column: Callable[[int], tuple[NDArray, NDArray]] | None = None) -> ProductRatioScore | None:
+                      sorted_column: Callable[[int], tuple[NDArray, NDArray]] | None = None,
+                      pooled_column: Callable[[int], NDArray] | None = None) -> ProductRatioScore | None:
     """Fit the score on the selection half; coordinates kept where a G-test of their binned marginals rejects
     equality at ``RATIO_PVALUE / k`` (at least the most significant one).  ``sorted_column(j)``: column ``j`` of
     both halves with NaN as +inf, sorted (a search that sorts them anyway shares its sorts); sorted here
-    without it."""
+    without it.  ``pooled_column(j)``: the two sorted together (merged here without it)."""
     a0 = sel0.reshape(len(sel0), -1)
     a1 = sel1.reshape(len(sel1), -1)
     k = a0.shape[1]
@@ -352,7 +353,8 @@ def fit_product_ratio(sel0: NDArray, sel1: NDArray,
     fits = []
     for j in range(k):
         s0, s1 = sorted_column(j) if sorted_column is not None else (_sorted_finite(a0[:, j]), _sorted_finite(a1[:, j]))
-        pooled = np.sort(np.concatenate([s0, s1]), kind="stable")     # two sorted runs: a linear merge
+        pooled = (pooled_column(j) if pooled_column is not None     # two sorted runs: a linear merge
+                  else np.sort(np.concatenate([s0, s1]), kind="stable"))
         uniq = sorted_distinct(pooled[np.isfinite(pooled)])[0]
         if len(uniq) <= RATIO_BINS:        # a discrete coordinate: one bin per value
             e = np.unique(np.concatenate([uniq, np.nextafter(uniq, np.inf)]))

@@ -70,6 +70,14 @@ class Statistic:
         return f"{self.kind}(out)"
 
     def __call__(self, out: NDArray) -> NDArray[np.float64]:
+        a = np.asarray(out)
+        if a.dtype.kind in "biu" and a.dtype.itemsize <= 4 and self.kind in ("sum", "max", "min", "argmax"):
+            # small integers: the statistic of the integers, then float64 -- the same values (the conversion is
+            # exact and monotone, and a row's sum stays far below 2**53) without converting every entry first
+            if self.kind == "sum":
+                return a.sum(axis=1, dtype=np.int64).astype(np.float64)
+            stat = {"max": a.max, "min": a.min, "argmax": a.argmax}[self.kind](axis=1)
+            return stat.astype(np.float64)
         v = finite_view(out)
         if self.kind == "sum":
             with np.errstate(invalid="ignore"):

@@ -236,6 +236,7 @@ class _SortedColumns:
                  score1: NDArray | None = None) -> None:
         self.sel = (sel0, sel1)
         self.memo: dict[int, tuple[NDArray, NDArray]] = {}
+        self.pooled_memo: dict[int, NDArray] = {}
         self._score = (score0, score1)
         self._score_t: tuple[NDArray, NDArray] | None = None
 
@@ -245,6 +246,16 @@ class _SortedColumns:
         got = (np.sort(Column(j)(self.sel[0])), np.sort(Column(j)(self.sel[1])))
         if j < MAX_COLUMNS:
             self.memo[j] = got
+        return got
+
+    def pooled(self, j: int) -> NDArray:
+        """Column ``j`` of both selection halves together, sorted (a linear merge of the two sorted runs; kept for
+        ``j < MAX_COLUMNS``, as the product-ratio fit and the column's events both use it)."""
+        if j in self.pooled_memo:
+            return self.pooled_memo[j]
+        got = np.sort(np.concatenate(self(j)), kind="stable")
+        if j < MAX_COLUMNS:
+            self.pooled_memo[j] = got
         return got
 
     def scoring(self, j: int) -> tuple[NDArray, NDArray]:
@@ -277,7 +288,10 @@ def _scalar_feature(feature: Feature, halves: tuple[NDArray, NDArray, NDArray, N
         return lambda i: (int(np.count_nonzero(test(b0, i))), int(np.count_nonzero(test(b1, i))))
 
     # two sorted runs: the stable sort (timsort / radix) merges them in linear time
-    pooled = np.sort(np.concatenate([a0, a1]), kind="stable")
+    if sorted_columns is not None and isinstance(feature, Column):
+        pooled = sorted_columns.pooled(feature.index)
+    else:
+        pooled = np.sort(np.concatenate([a0, a1]), kind="stable")
     pooled = pooled[: nan_start(pooled)]                      # NaN is no threshold
     uniq, counts = sorted_distinct(pooled)
     is_atom = counts >= 2
@@ -569,7 +583,7 @@ def search_events(
             learned = _learned_score(halves[0], halves[1], rng)
             if learned is not None:
                 features.append(learned)
-            ratio = fit_product_ratio(halves[0], halves[1], sorted_columns)
+            ratio = fit_product_ratio(halves[0], halves[1], sorted_columns, sorted_columns.pooled)
             if ratio is not None:
                 features.append(ratio)
     for f in features:
