@@ -131,6 +131,21 @@ def test_statistics_of_small_integers_equal_those_of_their_floats(dtype):
         np.testing.assert_array_equal(got, want)
 
 
+def test_sorted_quantiles_are_numpys_quantiles():
+    """The product-ratio fit's quartiles from its sorted pooled sample: bit for bit np.quantile's (linear method)
+    on continuous, discrete, tiny and infinite-valued samples."""
+    from dpverify.statistical.cells import sorted_quantiles
+    rng = np.random.default_rng(9)
+    qs = (0.25, 0.5, 0.75, 0.0, 1.0, 0.1)
+    samples = [rng.laplace(size=n) for n in (1, 2, 3, 7, 1000, 99_999)]
+    samples += [rng.integers(0, 3, 5000).astype(float), np.r_[-np.inf, rng.normal(size=10), np.inf],
+                np.full(17, 2.5), rng.normal(size=1001) * 1e300]
+    for a in samples:
+        a = np.sort(a)
+        with np.errstate(invalid="ignore"):
+            np.testing.assert_array_equal(sorted_quantiles(a, qs), np.quantile(a, qs))
+
+
 def test_linear_score_in_blocks_is_the_score_of_each_row():
     """:class:`LinearScore` computes in blocks of rows: each row's score is ``coef . (o - mean) / scale +
     intercept``, non-finite coordinates as documented (NaN as 0, ±inf as ±1e300) and a NaN score as +inf, on
@@ -391,3 +406,11 @@ def test_product_ratio_score_bins_few_edges_as_searchsorted_does():
     expected = sum(np.asarray(r)[np.searchsorted(np.asarray(e), _finite(rows[:, j]), "right")]
                    for j, e, r in zip(range(3), edges, ratios))
     assert np.array_equal(score(rows), expected)
+    # one-byte integer outputs (RAPPOR's bits, int8 counts) are binned by a table of every value of their type
+    for dtype in (np.int8, np.uint8, np.bool_):
+        ints = rng.integers(0, 2, size=(4000, 2)) if dtype is np.bool_ else rng.integers(0, 4, size=(4000, 2))
+        if dtype is np.int8:
+            ints = ints - 2
+        ints = ints.astype(dtype)
+        two = ProductRatioScore((0, 1), edges[:2], ratios[:2])
+        assert np.array_equal(two(ints), two(ints.astype(np.float64)))

@@ -290,7 +290,16 @@ class ProductRatioScore:
     def __call__(self, out: NDArray) -> NDArray[np.float64]:
         rows = np.asarray(out).reshape(len(out), -1)
         s = np.zeros(len(rows))
+        small_ints = rows.dtype.kind in "biu" and rows.dtype.itemsize == 1
         for j, e, r in zip(self.columns, self.edges, self.ratios):
+            if small_ints:
+                # every value of the column's type has its bin in a table (searchsorted "right" of the values, as
+                # for any other column): one lookup per output
+                lo = int(np.iinfo(rows.dtype).min) if rows.dtype.kind != "b" else 0
+                hi = int(np.iinfo(rows.dtype).max) if rows.dtype.kind != "b" else 1
+                bins = np.searchsorted(np.asarray(e), np.arange(lo, hi + 1, dtype=np.float64), "right")
+                s += np.asarray(r)[bins][rows[:, j].astype(np.intp) - lo]
+                continue
             v = _finite(rows[:, j])
             if len(e) <= FEW_EDGES:
                 # a discrete coordinate (a bit, a flag): the bin is the number of edges <= v, as searchsorted
@@ -335,6 +344,20 @@ def bin_counts(values_sorted: NDArray, edges: NDArray, minlength: int = 0) -> ND
     return counts
 
 
+def sorted_quantiles(a_sorted: NDArray, qs: Sequence[float]) -> NDArray[np.float64]:
+    """``np.quantile(a, qs)`` (its default ``"linear"`` method) of a sorted, NaN-free ``a``, without the partition
+    ``np.quantile`` runs over all of it: the quantile at virtual index ``v = (n − 1)·q`` interpolates the order
+    statistics ``a[floor(v)]`` and the next, which is what ``np.quantile`` of those two at ``v − floor(v)`` computes
+    (the same arithmetic, hence the same values: tested against ``np.quantile``)."""
+    n = len(a_sorted)
+    out = np.empty(len(qs))
+    for i, q in enumerate(qs):
+        v = (n - 1) * q
+        lo = int(np.floor(v))
+        out[i] = np.quantile(a_sorted[[lo, min(lo + 1, n - 1)]], v - lo)
+    return out
+
+
 def _sorted_finite(column: NDArray) -> NDArray[np.float64]:
     return np.sort(_finite(column))
 
@@ -363,8 +386,8 @@ def fit_product_ratio(sel0: NDArray, sel1: NDArray,
         b0, b1 = bin_counts(s0, e), bin_counts(s1, e)
         # keep-or-drop on a coarse version of the bins (quartiles of the pooled sample): a weak shift spread over
         # many coordinates is far more visible to a test with few degrees of freedom
-        quartiles = (np.unique(np.quantile(pooled[np.isfinite(pooled)], [0.25, 0.5, 0.75]))
-                     if np.isfinite(pooled).any() else np.zeros(0))
+        finite = pooled[np.isfinite(pooled)]
+        quartiles = np.unique(sorted_quantiles(finite, (0.25, 0.5, 0.75))) if len(finite) else np.zeros(0)
         t0, t1 = bin_counts(s0, quartiles, TEST_BINS), bin_counts(s1, quartiles, TEST_BINS)
         used = (t0 + t1) > 0
         if used.sum() < 2:
