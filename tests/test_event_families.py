@@ -120,15 +120,17 @@ def test_statistics_of_small_integers_equal_those_of_their_floats(dtype):
     from dpverify.statistical.features import Statistic
     rng = np.random.default_rng(8)
     lo, hi = (0, 2) if dtype is np.bool_ else (np.iinfo(dtype).min, np.iinfo(dtype).max)
-    o = rng.integers(lo, hi, size=(500, 7), endpoint=True).astype(dtype)
-    o[3] = o[3, 0]                                     # a row of ties
-    for kind in ("sum", "max", "min", "argmax"):
-        got = Statistic(kind)(o)
-        v = o.astype(np.float64)
-        want = {"sum": v.sum(axis=1), "max": v.max(axis=1), "min": v.min(axis=1),
-                "argmax": v.argmax(axis=1).astype(np.float64)}[kind]
-        assert got.dtype == np.float64
-        np.testing.assert_array_equal(got, want)
+    for k in (1, 7, 40):
+        o = rng.integers(lo, hi, size=(500, k), endpoint=True).astype(dtype)
+        o[3] = o[3, 0]                                     # a row of ties
+        o[5, -1] = o[5].max()                              # a maximum in the last column too
+        for kind in ("sum", "max", "min", "argmax"):
+            got = Statistic(kind)(o)
+            v = o.astype(np.float64)
+            want = {"sum": v.sum(axis=1), "max": v.max(axis=1), "min": v.min(axis=1),
+                    "argmax": v.argmax(axis=1).astype(np.float64)}[kind]
+            assert got.dtype == np.float64
+            np.testing.assert_array_equal(got, want)
 
 
 def test_sorted_quantiles_are_numpys_quantiles():

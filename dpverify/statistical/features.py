@@ -74,10 +74,26 @@ class Statistic:
         if a.dtype.kind in "biu" and a.dtype.itemsize <= 4 and self.kind in ("sum", "max", "min", "argmax"):
             # small integers: the statistic of the integers, then float64 -- the same values (the conversion is
             # exact and monotone, and a row's sum stays far below 2**53) without converting every entry first
+            if a.ndim != 2:
+                return self._of_rows(a)
+            # on the columns of a transposed copy: numpy reduces long contiguous columns 3-8 times as fast as
+            # many rows of a few entries (exact for integers, whatever the order)
+            cols = np.ascontiguousarray(a.T)
             if self.kind == "sum":
-                return a.sum(axis=1, dtype=np.int64).astype(np.float64)
-            stat = {"max": a.max, "min": a.min, "argmax": a.argmax}[self.kind](axis=1)
-            return stat.astype(np.float64)
+                return cols.sum(axis=0, dtype=np.int64).astype(np.float64)
+            if self.kind == "argmax" and cols.shape[0] > 32:
+                return a.argmax(axis=1).astype(np.float64)
+            if self.kind == "argmax":
+                top = cols.max(axis=0)
+                first = np.zeros(len(a), dtype=np.intp)
+                for j in range(cols.shape[0] - 1, 0, -1):      # the first column holding the maximum wins
+                    first[cols[j] == top] = j
+                first[cols[0] == top] = 0
+                return first.astype(np.float64)
+            return (cols.max(axis=0) if self.kind == "max" else cols.min(axis=0)).astype(np.float64)
+        return self._of_rows(out)
+
+    def _of_rows(self, out: NDArray) -> NDArray[np.float64]:
         v = finite_view(out)
         if self.kind == "sum":
             with np.errstate(invalid="ignore"):
