@@ -13,7 +13,8 @@ from pathlib import Path
 from dpverify.errors import SuiteError
 from dpverify.suites.imports import load_plugins
 from dpverify.suites.model import Budget, DEFAULT_BUDGETS, Entry, ID_RE, MODES, SUITE_KEYS, Suite
-from dpverify.suites.schema import check_keys, parse_budget, parse_entry, suite_error
+from dpverify.suites.schema import check_keys, parse_budget, parse_entry
+from dpverify.suites.values import suite_error
 
 
 def load_suite(path: str | Path) -> Suite:

@@ -18,7 +18,7 @@ from dpverify.errors import DPVerifyError, SuiteError, format_error
 from dpverify.suites.imports import load_plugins, resolve
 from dpverify.suites.model import Builder, Entry, EntryOutcome, MODES, Suite
 from dpverify.suites.kinds import RunContext, get_kind, make_outcome
-from dpverify.suites.schema import is_int, suite_error
+from dpverify.suites.values import is_int, suite_error
 
 if TYPE_CHECKING:  # result.py imports dpverify.neighbours; keep this module importable on its own
     from dpverify.neighbours import Pair

@@ -14,21 +14,8 @@ import numpy as np
 
 from dpverify.errors import DPVerifyError, SuiteError
 from dpverify.suites.imports import IMPORT_RE
-from dpverify.statistical.ratio_tests import RATIO_TESTS
+from dpverify.suites.values import audit_options, check_alpha, is_int, is_number, suite_error
 from dpverify.suites.model import AUDIT_OPTION_KEYS, Budget, Builder, Claim, DEFAULT_LEDGER_RUNS, DEFAULT_REPLAY_RUNS, ENTRY_KEYS, EXPECTATIONS, Entry, ID_RE, NORMS, RELATION_KINDS, REQUIRED_ENTRY_KEYS, Relation, SUPPORTED_KINDS, THEOREM_EXPECTATIONS
-
-
-def suite_error(where: str, key: str | None, problem: str, fix: str) -> SuiteError:
-    k = f" key '{key}':" if key else ""
-    return SuiteError(f"{where}:{k} {problem}; {fix}")
-
-
-def is_int(v: Any) -> bool:
-    return isinstance(v, int) and not isinstance(v, bool)
-
-
-def _is_number(v: Any) -> bool:
-    return isinstance(v, (int, float)) and not isinstance(v, bool)
 
 
 def check_keys(table: dict[str, Any], allowed: Sequence[str], where: str, what: str) -> None:
@@ -90,7 +77,7 @@ def _sensitivity_claim(value: Any, where: str) -> Claim:
     if "sensitivity" not in value:
         raise suite_error(where, "claim.sensitivity", "missing", fix)
     sens = value["sensitivity"]
-    if not _is_number(sens) or not (0 < sens < math.inf):
+    if not is_number(sens) or not (0 < sens < math.inf):
         raise suite_error(where, "claim.sensitivity", f"expected a finite number > 0, got {sens!r}", fix)
     norm = value.get("norm", "l1")
     if norm not in NORMS:
@@ -142,10 +129,10 @@ def _claim(value: Any, where: str, kind: str = "statistical") -> Claim:
     if "epsilon" not in value:
         raise suite_error(where, "claim.epsilon", "missing", fix + " (or a zcdp, gdp, rdp or from_target claim)")
     eps = value["epsilon"]
-    if not _is_number(eps) or not (0 < eps < math.inf):
+    if not is_number(eps) or not (0 < eps < math.inf):
         raise suite_error(where, "claim.epsilon", f"expected a finite number > 0, got {eps!r}", fix)
     delta = value.get("delta", 0.0)
-    if not _is_number(delta) or not (0 <= delta < 1):
+    if not is_number(delta) or not (0 <= delta < 1):
         raise suite_error(where, "claim.delta", f"expected a number in [0, 1), got {delta!r}", fix)
     return Claim(epsilon=float(eps), delta=float(delta))
 
@@ -159,7 +146,7 @@ def _deltas(raw: dict[str, Any], where: str, claim: Claim) -> tuple[float, ...] 
         raise suite_error(where, "deltas", "only a zcdp, gdp, rdp or from_target claim is audited at profile points",
                           "remove deltas, or state the claim in one of those forms")
     if (not isinstance(value, list) or not value
-            or not all(_is_number(d) and 0 < d < 1 for d in value)):
+            or not all(is_number(d) and 0 < d < 1 for d in value)):
         raise suite_error(where, "deltas", f"expected a non-empty list of numbers in (0, 1), got {value!r}",
                           "write e.g. deltas = [0.1, 0.01, 0.001]")
     return tuple(float(d) for d in value)
@@ -188,7 +175,7 @@ def _relation(value: Any, where: str) -> Relation:
         if radius is None:
             raise suite_error(where, "relation.radius", f"missing (relation '{kind}' needs a radius)",
                        f'write relation = {{ kind = "{kind}", radius = 1.0 }}')
-        if not _is_number(radius) or not (0 < radius < math.inf):
+        if not is_number(radius) or not (0 < radius < math.inf):
             raise suite_error(where, "relation.radius", f"expected a finite number > 0, got {radius!r}",
                        f'write relation = {{ kind = "{kind}", radius = 1.0 }}')
         return Relation(kind=kind, radius=float(radius))
@@ -241,18 +228,10 @@ def _true_epsilon(value: Any, where: str) -> float | None:
         return None
     if isinstance(value, str) and value.strip().lower() in ("inf", "+inf", "infinity"):
         return math.inf
-    if _is_number(value) and value >= 0:
+    if is_number(value) and value >= 0:
         return float(value)
     raise suite_error(where, "true_epsilon", f"expected a number >= 0 or \"inf\", got {value!r}",
                'write true_epsilon = 0.1 or true_epsilon = "inf", or leave it out when unknown')
-
-
-def _alpha(raw: dict[str, Any], where: str) -> float | None:
-    """An entry's ``alpha`` (``None`` when it gives none) in (0, 1)."""
-    alpha = raw.get("alpha")
-    if alpha is not None and (not _is_number(alpha) or not 0 < alpha < 1):
-        raise suite_error(where, "alpha", f"expected a number in (0, 1), got {alpha!r}", "write alpha = 0.05")
-    return None if alpha is None else float(alpha)
 
 
 def _check_random_pairs(random_pairs: Any, where: str) -> None:
@@ -373,20 +352,7 @@ def parse_entry(raw: Any, index: int, suite: str, path: Path, budgets: dict[str,
         raise suite_error(where, "pairs", "no inputs: the entry gives neither pairs nor input/relation",
                    'add pairs = [[x0, x1], ...], or input = [...] with relation = { kind = "linf", radius = 1.0 }')
 
-    alpha = _alpha(raw, where)
-    nan_policy = raw.get("nan_policy")
-    if nan_policy is not None and not isinstance(nan_policy, str):
-        raise suite_error(where, "nan_policy", f"expected a string, got {nan_policy!r}", 'write nan_policy = "raise"')
-    float_bits = raw.get("float_bits")
-    if float_bits is not None and not isinstance(float_bits, bool):
-        raise suite_error(where, "float_bits", f"expected true or false, got {float_bits!r}", "write float_bits = true")
-    for key in ("finalists", "batch_size"):
-        v = raw.get(key)
-        if v is not None and (not is_int(v) or v < 1):
-            raise suite_error(where, key, f"expected a positive integer, got {v!r}", f"write e.g. {key} = 3")
-    if (ratio_test := raw.get("ratio_test")) not in (None, *RATIO_TESTS):
-        raise suite_error(where, "ratio_test", f"expected one of {', '.join(RATIO_TESTS)}, got {ratio_test!r}",
-                          'write ratio_test = "auto" (or leave it out for "clopper-pearson")')
+    options = audit_options(raw, where)
 
     claim = _claim(raw.get("claim"), where, kind)
     return Entry(
@@ -398,9 +364,7 @@ def parse_entry(raw: Any, index: int, suite: str, path: Path, budgets: dict[str,
         pairs=pairs, input=inp, relation=relation,
         random_pairs=random_pairs if (inp is not None or kind == "sensitivity") and kind != "em" else 0,
         search=search, utilities=utilities, sensitivity=sensitivity,
-        alpha=alpha, nan_policy=nan_policy, float_bits=float_bits,
-        finalists=raw.get("finalists"), batch_size=raw.get("batch_size"), ratio_test=ratio_test,
-        import_paths=import_paths,
+        import_paths=import_paths, **options,
     )
 
 
@@ -437,7 +401,7 @@ def _registered_kind_entry(raw: dict[str, Any], suite: str, path: Path, where: s
     relation = _relation(raw["relation"], where) if "relation" in raw else None
     random_pairs = raw.get("random_pairs", 0)
     _check_random_pairs(random_pairs, where)
-    alpha = _alpha(raw, where)
+    alpha = check_alpha(raw, where)
     options = {k: _convert_value(raw[k], where, k) for k in kind.keys if k in raw}
     if kind.validate is not None:
         try:
@@ -489,7 +453,7 @@ def _theorem_entry(raw: dict[str, Any], suite: str, path: Path, where: str, mech
             raise suite_error(where, "sweep.values", f"expected a non-empty list, got {values!r}", fix)
         sweep = (param, tuple(_convert_value(v, where, "sweep.values") if isinstance(v, list) else v
                               for v in values))
-    alpha = _alpha(raw, where)
+    alpha = check_alpha(raw, where)
     batch_size = raw.get("batch_size")
     if batch_size is not None and (not is_int(batch_size) or batch_size < 1):
         raise suite_error(where, "batch_size", f"expected a positive integer, got {batch_size!r}", "write batch_size = 1000")
@@ -576,7 +540,7 @@ def _kind_options(raw: dict[str, Any], kind: str, where: str) -> tuple[dict[str,
         out: dict[str, Any] = {}
         for key, value in search.items():
             typ = keys[key]
-            ok = {"number": _is_number(value) and value >= 0, "int": is_int(value) and value >= 0,
+            ok = {"number": is_number(value) and value >= 0, "int": is_int(value) and value >= 0,
                   "bool": isinstance(value, bool), "list": isinstance(value, list)}[typ]
             if not ok:
                 raise suite_error(where, f"search.{key}", f"expected {'a number >= 0' if typ == 'number' else typ}, "
@@ -594,7 +558,7 @@ def _kind_options(raw: dict[str, Any], kind: str, where: str) -> tuple[dict[str,
     if utilities is not None:
         utilities = _value_or_builder(utilities, where, "utilities")
     sensitivity = raw.get("sensitivity", 1.0)
-    if not _is_number(sensitivity) or not (0 < sensitivity < math.inf):
+    if not is_number(sensitivity) or not (0 < sensitivity < math.inf):
         raise suite_error(where, "sensitivity", f"expected a finite number > 0, got {sensitivity!r}",
                    "write sensitivity = 1.0")
     return None, utilities, float(sensitivity)
