@@ -173,11 +173,37 @@ def suite_table(path: Path, mode: str, workers: int | None, ratio_test: str | No
     return lines, {e.id: o for e, o, _ in rows}, seconds
 
 
+#: the power table's violation: Laplace at ε = 0.11 against a claim of 0.1 on the pair (0, 1), 1.1 times the claim
+POWER_TRUE, POWER_CLAIM = 0.11, 0.1
+POWER_BUDGETS = (50_000, 200_000, 1_000_000)
+
+
+def power_table(runs: int) -> list[str]:
+    """How often each test detects a violation of 1.1 times the claim, over ``runs`` seeds per budget (the same
+    searches: only the finalists' test differs)."""
+    from dpverify import audit
+
+    t0 = time.time()
+    lines = [f"**Power** of the two tests on a violation of 1.1 times the claim (`Laplace({POWER_TRUE})` claimed "
+             f"{POWER_CLAIM}-DP on the pair (0, 1), α = 0.05, search samples min(samples, 50,000), seeds 0…{runs - 1}):",
+             "", "| test samples per input | detected, `clopper-pearson` | detected, `auto` |", "|---|---|---|"]
+    for n in POWER_BUDGETS:
+        found = {}
+        for rt in ("clopper-pearson", "auto"):
+            found[rt] = sum(audit(Laplace(POWER_TRUE), [(0.0, 1.0)], POWER_CLAIM, samples=n,
+                                  search_samples=min(n, 50_000), alpha=0.05, seed=s, workers=1,
+                                  ratio_test=rt).violation for s in range(runs))
+        lines.append(f"| {n:,} | {found['clopper-pearson']}/{runs} | {found['auto']}/{runs} |")
+    return lines + ["", f"({time.time() - t0:.0f} s)"]
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="quick budgets (smoke run)")
     ap.add_argument("--workers", type=int, default=None)
     ap.add_argument("--calibration-runs", type=int, default=200, help="audits per calibration case")
+    ap.add_argument("--power-runs", type=int, default=40, help="seeds per budget of the power table (with "
+                    "--ratio-test auto)")
     ap.add_argument("--ratio-test", choices=("clopper-pearson", "auto"), default=None,
                     help="set audit(ratio_test=...) on every statistical entry, the oracle and the calibration "
                          "audits, and write the section generated-<value> (default: the entries' own, section "
@@ -235,6 +261,8 @@ def main() -> None:
         "|---|---|",
     ]
     lines += [f"| {name} | {n}/{args.calibration_runs} |" for name, n in cal.per_case.items()]
+    if args.ratio_test == "auto":
+        lines += [""] + power_table(args.power_runs)
     lines += ["", end]
 
     text = DOC.read_text(encoding="utf-8")
