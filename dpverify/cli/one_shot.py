@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from dpverify.errors import InputError
+from dpverify.statistical.ratio_tests import RATIO_TESTS
 
 __all__ = ["add_audit_parser", "write_audit_suite", "AUDIT_SUITE_NAME"]
 
@@ -88,7 +89,7 @@ def add_audit_parser(sub: Any, non_negative_int: Any, positive_int: Any) -> argp
                      help="outputs per input in the event search (default min(samples, 200000))")
     cmd.add_argument("--alpha", type=float, default=None, metavar="A", help="error level (default 0.05)")
     cmd.add_argument("--float-bits", action="store_true", help="also search events on the low-order float bits")
-    cmd.add_argument("--ratio-test", choices=("clopper-pearson", "auto"), default=None,
+    cmd.add_argument("--ratio-test", choices=RATIO_TESTS, default=None,
                      help="how the finalists' fresh counts become a bound: two Clopper-Pearson bounds (default) or "
                           "'auto', the exact conditional test on Poisson-sized samples where the search projects it "
                           "tighter (more power at the same alpha; false alarms on an exactly tight claim near alpha)")

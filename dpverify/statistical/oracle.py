@@ -82,6 +82,7 @@ from numpy.typing import NDArray
 from dpverify.errors import InputError
 from dpverify.jsonsafe import json_float
 from dpverify.neighbours import as_pairs
+from dpverify.statistical.ratio_tests import RATIO_TESTS
 from dpverify.statistical.stats import projected_bounds
 
 __all__ = ["OracleBound", "Law", "law_of", "oracle_bound", "level_set_bound", "level_set_curves", "GRID"]
@@ -403,8 +404,8 @@ def oracle_bound(mechanism: Any, pairs: Sequence[Any], samples: int, *, alpha: f
     when the mechanism exposes no law or ``ratio_test`` is unknown.
     """
     _check(samples, alpha, delta, oracle_samples, batch_size)
-    if ratio_test not in ("clopper-pearson", "auto"):
-        raise InputError(f"ratio_test must be 'clopper-pearson' or 'auto', got {ratio_test!r}")
+    if ratio_test not in RATIO_TESTS:
+        raise InputError(f"ratio_test must be one of {RATIO_TESTS}, got {ratio_test!r}")
     pair_list = as_pairs(pairs)
     law = law_of(mechanism, pair_list[0].x0)
     if law is None:
