@@ -277,7 +277,8 @@ def _scalar_feature(feature: Feature, halves: tuple[NDArray, NDArray, NDArray, N
     would otherwise absorb most quantiles and leave the tails without thresholds.  ``sorted_columns``: the search's
     sorted columns, used for a :class:`Column` feature.
     """
-    if sorted_columns is not None and isinstance(feature, Column):
+    shared = sorted_columns is not None and isinstance(feature, Column)
+    if shared:
         a0, a1 = sorted_columns(feature.index)
         b0, b1 = sorted_columns.scoring(feature.index)        # scoring half: unsorted
     else:
@@ -288,7 +289,7 @@ def _scalar_feature(feature: Feature, halves: tuple[NDArray, NDArray, NDArray, N
         return lambda i: (int(np.count_nonzero(test(b0, i))), int(np.count_nonzero(test(b1, i))))
 
     # two sorted runs: the stable sort (timsort / radix) merges them in linear time
-    if sorted_columns is not None and isinstance(feature, Column):
+    if shared:
         pooled = sorted_columns.pooled(feature.index)
     else:
         pooled = np.sort(np.concatenate([a0, a1]), kind="stable")
@@ -583,7 +584,8 @@ def search_events(
             learned = _learned_score(halves[0], halves[1], rng)
             if learned is not None:
                 features.append(learned)
-            ratio = fit_product_ratio(halves[0], halves[1], sorted_columns, sorted_columns.pooled)
+            ratio = fit_product_ratio(halves[0], halves[1], sorted_columns,
+                                      None if sorted_columns is None else sorted_columns.pooled)
             if ratio is not None:
                 features.append(ratio)
     for f in features:
