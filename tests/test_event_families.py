@@ -82,14 +82,14 @@ def test_product_ratio_keeps_the_informative_coordinates():
 def test_product_ratio_fit_on_shared_sorted_columns_is_the_same_fit():
     """The search hands the fit its sorted columns (shared with the column features): the same score as the fit
     that sorts them itself, on continuous, discrete, NaN-bearing and constant coordinates."""
-    from dpverify.statistical.search import _SortedColumns
+    from dpverify.statistical.columns import SortedColumns
     rng = np.random.default_rng(4)
     a = np.column_stack([rng.laplace(size=20_000), rng.integers(0, 3, 20_000), rng.laplace(size=20_000),
                          np.zeros(20_000)])
     b = a[rng.permutation(20_000)] + np.array([0.5, 0.0, 0.0, 0.0])
     b[:, 1] = rng.integers(0, 4, 20_000)
     a[::97, 2] = np.nan
-    shared = fit_product_ratio(a, b, _SortedColumns(a, b))
+    shared = fit_product_ratio(a, b, SortedColumns(a, b))
     assert shared is not None and 0 in shared.columns and shared == fit_product_ratio(a, b)
 
 
@@ -97,20 +97,20 @@ def test_scoring_columns_are_the_column_features_values():
     """The search counts a column's chosen events on contiguous copies of the scoring halves' columns: the values
     :class:`Column` gives (NaN as +inf, integers as float64), column by column."""
     from dpverify.statistical.features import Column
-    from dpverify.statistical.search import _SortedColumns
+    from dpverify.statistical.columns import SortedColumns
     rng = np.random.default_rng(5)
     for halves in [tuple(rng.laplace(size=(1000, 3)) for _ in range(4)),
                    tuple(rng.integers(-2, 3, size=(1000, 2)) for _ in range(4))]:
         if halves[2].dtype.kind == "f":
             halves[2][::7, 1] = np.nan
-        cols = _SortedColumns(*halves)
+        cols = SortedColumns(*halves)
         for j in range(halves[0].shape[1]):
             got = cols.scoring(j)
             for g, h in zip(got, halves[2:]):
                 assert g.flags.c_contiguous and g.dtype == np.float64
                 np.testing.assert_array_equal(g, Column(j)(h))
     with pytest.raises(ValueError, match="no scoring halves"):
-        _SortedColumns(halves[0], halves[1]).scoring(0)
+        SortedColumns(halves[0], halves[1]).scoring(0)
 
 
 @pytest.mark.parametrize("dtype", [np.int8, np.uint8, np.int16, np.int32, np.bool_, np.int64])

@@ -39,7 +39,8 @@ from dpverify.statistical.cells import (CellSetEvent, ProductRatioScore, fit_cel
                                        sorted_distinct, tail_ranks)
 from dpverify.statistical.stats import epsilon_lower_bound, wilson_lower, wilson_upper
 from dpverify.execution.sampling import single_threaded_libraries
-from dpverify.statistical.features import Column, Feature, Identity, LinearScore, LowBit, Statistic, finite_view
+from dpverify.statistical.columns import MAX_COLUMNS, SortedColumns
+from dpverify.statistical.features import Column, Feature, Identity, LinearScore, LowBit, Statistic
 from dpverify.statistical.events import Event, IntervalEvent, NanEvent, RowSetEvent, ValueSetEvent, unique_rows
 
 __all__ = ["Candidate", "CandidateSearch", "SearchInput", "EventFamily", "feature_events", "search_events",
@@ -47,7 +48,6 @@ __all__ = ["Candidate", "CandidateSearch", "SearchInput", "EventFamily", "featur
 
 THRESHOLD_GRID = 2000
 INTERVAL_GRID = 80
-MAX_COLUMNS = 32
 LR_FIT_SAMPLES = 50_000
 #: vector outputs with at most this many distinct rows in the probe are searched by outcome unions alone
 UNIONS_SUFFICE = 64
@@ -225,51 +225,8 @@ def _in(s: NDArray, lo: NDArray, hi: NDArray) -> NDArray:
     return np.searchsorted(s, hi, "right") - np.searchsorted(s, lo, "left")
 
 
-class _SortedColumns:
-    """The selection halves' columns ``j < MAX_COLUMNS`` as :class:`Column` gives them (NaN as +inf), sorted once
-    per search and shared by the product-ratio fit and the column features (sorting was most of a vector search's
-    time); columns beyond are sorted on each call, not kept.  :meth:`scoring` gives the scoring halves' columns,
-    contiguous: a column of a row-major output is a strided view, on which every count of a chosen event (two
-    comparisons per output) took 20 times as long as on a contiguous copy."""
-
-    def __init__(self, sel0: NDArray, sel1: NDArray, score0: NDArray | None = None,
-                 score1: NDArray | None = None) -> None:
-        self.sel = (sel0, sel1)
-        self.memo: dict[int, tuple[NDArray, NDArray]] = {}
-        self.pooled_memo: dict[int, NDArray] = {}
-        self._score = (score0, score1)
-        self._score_t: tuple[NDArray, NDArray] | None = None
-
-    def __call__(self, j: int) -> tuple[NDArray, NDArray]:
-        if j in self.memo:
-            return self.memo[j]
-        got = (np.sort(Column(j)(self.sel[0])), np.sort(Column(j)(self.sel[1])))
-        if j < MAX_COLUMNS:
-            self.memo[j] = got
-        return got
-
-    def pooled(self, j: int) -> NDArray:
-        """Column ``j`` of both selection halves together, sorted (a linear merge of the two sorted runs; kept for
-        ``j < MAX_COLUMNS``, as the product-ratio fit and the column's events both use it)."""
-        if j in self.pooled_memo:
-            return self.pooled_memo[j]
-        got = np.sort(np.concatenate(self(j)), kind="stable")
-        if j < MAX_COLUMNS:
-            self.pooled_memo[j] = got
-        return got
-
-    def scoring(self, j: int) -> tuple[NDArray, NDArray]:
-        """Column ``j`` of the two scoring halves, as :class:`Column` gives it, from one transposed copy of each
-        half (made on the first call)."""
-        if self._score[0] is None or self._score[1] is None:
-            raise ValueError("no scoring halves were given")
-        if self._score_t is None:
-            self._score_t = (np.ascontiguousarray(self._score[0].T), np.ascontiguousarray(self._score[1].T))
-        return finite_view(self._score_t[0][j]), finite_view(self._score_t[1][j])
-
-
 def _scalar_feature(feature: Feature, halves: tuple[NDArray, NDArray, NDArray, NDArray], search: CandidateSearch,
-                    sorted_columns: _SortedColumns | None = None) -> None:
+                    sorted_columns: SortedColumns | None = None) -> None:
     """Threshold, interval and point-mass events on one scalar feature.
 
     Grids of thresholds are quantiles of the *continuous part* of the selection half plus its point
@@ -565,7 +522,7 @@ def search_events(
         _cell_unions(halves, search)
     kind = "discrete" if discrete_dtype or few_outcomes else ("scalar" if o0.ndim == 1 else "vector")
     # (outputs of more than two dimensions: the product-ratio fit flattens rows, a Column feature does not)
-    sorted_columns = _SortedColumns(*halves) if o0.ndim == 2 else None
+    sorted_columns = SortedColumns(*halves) if o0.ndim == 2 else None
     if few_outcomes and o0.ndim > 1 and n_unique <= UNIONS_SUFFICE:
         # every event on these outputs is a union of their few outcomes, and the prefix unions in likelihood-ratio
         # order (estimated on many counts per outcome) already hold the best ones: features add nothing but time
