@@ -180,9 +180,9 @@ POWER_BUDGETS = (50_000, 200_000, 1_000_000)
 
 def power_table(runs: int) -> list[str]:
     """How often each test detects a violation of 1.1 times the claim, over ``runs`` seeds per budget (the same
-    searches: only the finalists' test differs)."""
-    from dpverify import audit
-
+    searches: only the finalists' test differs), counted by the calibration's loop over seeds
+    (:func:`false_alarm_rate` counts violations, here true ones)."""
+    case = CalibrationCase("1.1x", Laplace(POWER_TRUE), [(0.0, 1.0)], POWER_CLAIM)
     t0 = time.time()
     lines = [f"**Power** of the two tests on a violation of 1.1 times the claim (`Laplace({POWER_TRUE})` claimed "
              f"{POWER_CLAIM}-DP on the pair (0, 1), α = 0.05, search samples min(samples, 50,000), seeds 0…{runs - 1}):",
@@ -190,9 +190,8 @@ def power_table(runs: int) -> list[str]:
     for n in POWER_BUDGETS:
         found = {}
         for rt in ("clopper-pearson", "auto"):
-            found[rt] = sum(audit(Laplace(POWER_TRUE), [(0.0, 1.0)], POWER_CLAIM, samples=n,
-                                  search_samples=min(n, 50_000), alpha=0.05, seed=s, workers=1,
-                                  ratio_test=rt).violation for s in range(runs))
+            found[rt] = false_alarm_rate([case], runs, first_seed=0, alpha=0.05, samples=n,
+                                         search_samples=min(n, 50_000), workers=1, ratio_test=rt).violations
         lines.append(f"| {n:,} | {found['clopper-pearson']}/{runs} | {found['auto']}/{runs} |")
     return lines + ["", f"({time.time() - t0:.0f} s)"]
 
