@@ -93,20 +93,23 @@ AUDIT_PHASES: tuple[Phase, ...] = (
 )
 
 #: the phases of the sequential verdict (:func:`dpverify.statistical.anytime.audit_anytime`, the betting engine):
-#: the checkpoints' event searches on the stream so far (``_search``), the stream's batches (``run_batch``) and the
-#: bets on them (``play``, dpverify/statistical/betting.py)
+#: the checkpoints' event searches on the stream so far (``search_stream``, dpverify/statistical/streams.py), the
+#: stream's batches (``run_batch``), the finalists' events counted on them (``joint_counts``) and the bets
+#: (``play``, dpverify/statistical/betting.py)
 ANYTIME_PHASES: tuple[Phase, ...] = (
     Phase("anytime", "whole verdict (the stream to its stop)", "audit_anytime", "statistical/anytime.py",
           short="verdict"),
     Phase("contract", "contract checks: the rng probe", "check_rng_contract", "statistical/contract.py", "anytime",
           "rng contract probe"),
-    Phase("search", "checkpoint searches: event search on the stream so far, every pair", "_search",
-          "statistical/anytime.py", "anytime", "checkpoint searches"),
-    *[p for p in _search_rows("search") if p.key not in ("distinct", "atoms")],   # neither runs in _search
+    Phase("search", "checkpoint searches: event search on the stream so far, every pair", "search_stream",
+          "statistical/streams.py", "anytime", "checkpoint searches"),
+    *[p for p in _search_rows("search") if p.key not in ("distinct", "atoms")],   # neither runs in a stream search
     Phase("sampling", "the stream's batches: the mechanism, output checks", "run_batch", "execution/sampling.py",
           "anytime", "sampling batches"),
-    Phase("bets", "the bets: each finalist's event counted on a batch, the wealth over the ε grid", "play",
-          "statistical/betting.py", "anytime", "bets"),
+    Phase("counting", "the finalists' events counted on each batch", "joint_counts", "statistical/streams.py",
+          "anytime", "event counts"),
+    Phase("bets", "the bets: each finalist's wealth over the ε grid", "play", "statistical/betting.py", "anytime",
+          "bets"),
 )
 
 

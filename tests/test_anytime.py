@@ -21,6 +21,7 @@ from dpverify.results import Verdict
 from dpverify.statistical import betting
 from dpverify.statistical.anytime import AnytimeResult, audit_anytime, stream_plan
 from dpverify.statistical.betting import bet_growth, wealth_grid
+from dpverify.statistical.streams import joint_counts
 from dpverify.statistical.events import IntervalEvent
 from dpverify.statistical.features import Identity
 
@@ -83,8 +84,8 @@ def test_wealth_is_pathwise_nonincreasing_over_the_epsilon_grid() -> None:
     rng = np.random.default_rng(0)
     cap_a, cap_b = betting.LAMBDA_CAP / math.exp(eps), betting.LAMBDA_CAP / math.exp(eps_max)
     for _ in range(20):
-        values = {(0, 0): rng.laplace(1.0, 1.0, 64), (0, 1): rng.laplace(0.0, 1.0, 64)}
-        betting.play(bet, values, grid, np.exp(grid), 0.0, eps, cap_a, cap_b, below)
+        counts = joint_counts(bet.event, bet.direction, rng.laplace(1.0, 1.0, 64), rng.laplace(0.0, 1.0, 64))
+        betting.play(bet, counts, grid, np.exp(grid), 0.0, eps, cap_a, cap_b, below)
         a = np.where(below, math.log(0.9) + bet.log_a, -np.inf)
         total = np.logaddexp(a, math.log(0.1) + bet.log_b)
         assert np.all(np.diff(bet.log_a[below]) <= 1e-12) and np.all(np.diff(bet.log_b) <= 1e-12)

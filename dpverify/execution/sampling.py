@@ -336,6 +336,7 @@ class WorkerPool:
         self._remote = _remote
         self._remote_checked = False
         self._rates: dict[Any, float] = {}   # outputs per second of each fn and mechanism run here (INLINE_SECONDS)
+        self._lanes: list[ProcessPoolExecutor] = []
 
     def hint_rate(self, fn: Callable[[Any], Any], outputs_per_second: float, mechanism: Any = None) -> None:
         """Expect ``fn`` to draw about ``outputs_per_second`` on ``mechanism``'s tasks (e.g. measured on the contract
@@ -367,6 +368,27 @@ class WorkerPool:
             return call(*args)
         except DPVerifyError as exc:
             raise exc.with_traceback(None) from None
+
+    def lanes(self) -> list[ProcessPoolExecutor]:
+        """One single-process executor per worker, started on the first call and kept until :meth:`close`: what is
+        sent to lane ``w`` always runs in the same process, so a task may leave state there for the next ones (the
+        anytime audit keeps each pair's stream where it is drawn: :mod:`dpverify.statistical.streams`).  Local
+        workers only (not with a remote executor)."""
+        if self._remote is not None:
+            raise RuntimeError("lanes are local worker processes; this pool sends its tasks to a remote executor")
+        if not self._lanes:
+            self._lanes = [ProcessPoolExecutor(max_workers=1) for _ in range(self.workers)]
+        self.used = max(self.used, self.workers)
+        return self._lanes
+
+    @property
+    def lanes_started(self) -> bool:
+        """:meth:`lanes` was called (their processes run)."""
+        return bool(self._lanes)
+
+    def picklable(self, task: Any) -> bool:
+        """Whether ``task`` can be sent to a worker; if not, :attr:`note` says so (the tasks then run here)."""
+        return self._picklable(task)
 
     def _picklable(self, task: Any) -> bool:
         """Whether ``task`` can be sent to a worker; if not, :attr:`note` says so and the tasks run here."""
@@ -452,7 +474,7 @@ class WorkerPool:
 
     @property
     def started(self) -> bool:
-        """Worker processes are running (created by the first :meth:`run` that needed them)."""
+        """Worker processes are running (created by the first :meth:`run` that needed them; :meth:`lanes` apart)."""
         return self._pool is not None
 
     @property
@@ -464,6 +486,9 @@ class WorkerPool:
         if self._pool is not None:
             self._pool.shutdown(cancel_futures=True)
             self._pool = None
+        for lane in self._lanes:
+            lane.shutdown(cancel_futures=True)
+        self._lanes = []
 
     def __enter__(self) -> "WorkerPool":
         return self

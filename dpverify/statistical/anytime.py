@@ -71,36 +71,25 @@ import math
 import time
 from contextlib import nullcontext
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 from numpy.typing import NDArray
 
 from dpverify._validation import check_count, check_real, counted, root_entropy
-from dpverify.errors import InputError, MechanismError
-from dpverify.execution.sampling import (
-    TEST_PHASE,
-    BatchTiming,
-    Mechanism,
-    Signature,
-    Task,
-    WorkerPool,
-    resolve_workers,
-    run_batch,
-    single_threaded_libraries,
-)
+from dpverify.errors import InputError
+from dpverify.execution.sampling import BatchTiming, Mechanism, Signature, WorkerPool, resolve_workers, run_batch
 from dpverify.jsonsafe import json_float
 from dpverify.neighbours import Pair, as_pairs
 from dpverify.results import Measured, PrivacyClaim, ViolationVerdict
 from dpverify.statistical.auditor import DEFAULT_SAMPLES, DEFAULT_SEARCH_CAP
-from dpverify.statistical.contract import (check_batches_distinct, check_pairs_differ, check_rng_contract,
-                                           declares_seedless)
+from dpverify.statistical.contract import check_pairs_differ, check_rng_contract, declares_seedless
 from dpverify.statistical.privacy_loss import loss_histogram
 from dpverify.statistical.result import (REPRODUCIBLE_NOTE, EventTest, LibraryTiming, Witness, bound_text, claim_text,
                                          trailing_notes, witness_text)
 from dpverify.statistical.betting import (BOUND_WEIGHT, GRID_BELOW, LAMBDA_CAP, Bet, bet_growth, play, shrunk, tiers,
                                           wealth_grid)
-from dpverify.statistical.search import Candidate, search_events
+from dpverify.statistical.streams import Drawn, Found, Streams
 
 __all__ = ["AnytimeResult", "Round", "audit_anytime", "stream_plan"]
 
@@ -108,8 +97,6 @@ __all__ = ["AnytimeResult", "Round", "audit_anytime", "stream_plan"]
 FIRST_SAMPLES = 256
 #: a stream's batch is the outputs so far over this (stopping points ``1 + 1/STREAM_STEP`` apart)
 STREAM_STEP = 16
-#: seed coordinates of the checkpoint searches' own generators (the search phase of dpverify.audit uses 2)
-STREAM_SEARCH = 6
 NAN_POLICIES = ("raise", "outcome")
 
 
@@ -256,64 +243,6 @@ def stream_plan(samples: int, first_samples: int, growth: float, first_batch: in
     return checkpoints, batches
 
 
-@dataclass(frozen=True)
-class _StreamSearch:
-    """A checkpoint's event search on one pair's stream so far (picklable: pairs are searched on the pool)."""
-
-    o0: NDArray
-    o1: NDArray
-    pair_index: int
-    checkpoint: int
-    n_test: int
-    z: float
-    delta: float
-    float_bits: bool
-    nan_outcome: bool
-    entropy: int
-    families: tuple[Any, ...]
-
-    @property
-    def n(self) -> int:
-        """Outputs searched: the worker pool runs small searches here rather than starting its processes for them
-        (:class:`dpverify.execution.sampling.WorkerPool`, from the searches' outputs per second measured here)."""
-        return len(self.o0) + len(self.o1)
-
-
-@dataclass(frozen=True)
-class _Found:
-    candidates: list[Candidate]
-    kind: str
-    n_score: int                      # the scoring half's size (candidates' counts come from it unless they say)
-
-
-def _search_stream(job: _StreamSearch) -> _Found:
-    """:func:`search_events` on the job's outputs, with the pair's own generator for this checkpoint."""
-    rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence(
-        job.entropy, spawn_key=(STREAM_SEARCH, job.checkpoint, job.pair_index))))
-    with single_threaded_libraries():
-        found, _, kind = search_events(job.o0, job.o1, n_test=job.n_test, z=job.z, delta=job.delta,
-                                       float_bits=job.float_bits, nan_outcome=job.nan_outcome, rng=rng,
-                                       families=job.families)
-    return _Found(found, kind, len(job.o0) - len(job.o0) // 2)
-
-
-class _Stream:
-    """The last ``cap`` outputs per input of every pair (the data of the next search) and their batches."""
-
-    def __init__(self, n_pairs: int, cap: int) -> None:
-        self.cap = cap
-        self.batches: dict[tuple[int, int], list[NDArray]] = {(i, s): [] for i in range(n_pairs) for s in (0, 1)}
-
-    def add(self, i: int, side: int, out: NDArray) -> None:
-        kept = self.batches[(i, side)]
-        kept.append(out)
-        while len(kept) > 1 and sum(len(b) for b in kept[1:]) >= self.cap:
-            kept.pop(0)
-
-    def outputs(self, i: int, side: int) -> NDArray:
-        return np.concatenate(self.batches[(i, side)])[-self.cap:]
-
-
 def audit_anytime(
     mechanism: Mechanism,
     pairs: Sequence[Pair] | Sequence[tuple[Any, Any]],
@@ -421,7 +350,6 @@ def audit_anytime(
     epoch_search, epoch_used, epoch_budget = 0, 0, 0
     kinds: set[str] = set()
     timing = BatchTiming()
-    stream = _Stream(len(pair_list), search_samples)
     signature: Signature | None = None
     position, violated = 0, False
     checkpoint_at = {c: k for k, c in enumerate(checkpoints)}
@@ -441,51 +369,62 @@ def audit_anytime(
             calls, seconds = mechanism.pop_timing()
             if calls and seconds > 0:
                 pool.hint_rate(run_batch, calls / seconds, mechanism)
-        for b, m in enumerate(batches):
-            if position in checkpoint_at:
-                k = checkpoint_at[position]
-                if k > 0:
-                    close_epoch()
-                epoch_search = min(position, search_samples)
-                epoch_budget, epoch_used = ends[k] - position, 0
-                found = _search(pair_list, stream, k, ends[k] - position, delta, alpha, float_bits,
-                                nan_policy == "outcome", entropy, event_families, pool)
-                kinds.update(f.kind for f in found)
-                bets = _choose(found, finalists, epsilon, delta, cap_a, grid)
-                if not bets:
-                    notes.append(f"checkpoint {k + 1}: no event had a positive expected growth on the stream so far")
-            tasks = [Task(mechanism, x, m, entropy, TEST_PHASE, i, side, b, pair_list[i].label, nan_policy)
-                     for i in range(len(pair_list)) for side, x in ((0, pair_list[i].x0), (1, pair_list[i].x1))]
-            outs = pool.run(tasks, fn=run_batch)
-            timing = timing + BatchTiming.total(o.timing for o in outs)
-            for t, o in zip(tasks, outs):
-                if signature is None:
-                    signature = o.signature
-                elif o.signature != signature:
-                    raise MechanismError(
-                        f"the mechanism returned {o.signature.describe()} on {t.where()} but {signature.describe()} "
-                        "on the first batch; every input must give outputs of the same shape and dtype (pad or "
-                        "encode variable-length outputs)")
-                stream.add(t.pair_index, t.side, o.value)
-            position += m
-            if position == first_samples or (b == 0 and not checkpoints):
-                for i, pair in enumerate(pair_list):
-                    check_batches_distinct(stream.batches[(i, 0)] + stream.batches[(i, 1)],
-                                           f"pair {i} ('{pair.label}')")
-            if epoch_budget:
-                epoch_used += m
-            if not bets:
-                continue
-            values = {(t.pair_index, t.side): o.value for t, o in zip(tasks, outs)}
+        streams = Streams(mechanism, pair_list, entropy, nan_policy, search_samples, pool)
+        starts = np.concatenate([[0], np.cumsum(batches)]).tolist()      # position before each batch
+        sent: dict[int, Callable[[], list[Drawn]]] = {}
+
+        def send(b: int) -> Callable[[], list[Drawn]]:
+            asked: dict[int, list[tuple[int, Any]]] = {}
             for bet in bets:
-                play(bet, values, grid, c_grid, delta, epsilon, cap_a, cap_b, below)
-            log_a, log_b = tiers(wealth_a, wealth_b, bets)
-            now = np.logaddexp(log_a, log_b)
-            best_log = np.maximum(best_log, now)
-            lead = max(bets, key=lambda x: x.log_weight + x.log_a[at_claim])
-            if now[at_claim] >= threshold:
-                violated = True
-                break
+                asked.setdefault(bet.pair_index, []).append((bet.direction, bet.event))
+            check = starts[b + 1] == first_samples or (b == 0 and not checkpoints)
+            return streams.send(b, batches[b], asked, check, signature)
+
+        try:
+            for b, m in enumerate(batches):
+                if position in checkpoint_at:
+                    k = checkpoint_at[position]
+                    if k > 0:
+                        close_epoch()
+                    epoch_search = min(position, search_samples)
+                    epoch_budget, epoch_used = ends[k] - position, 0
+                    streams.maybe_move(vectors=bool(signature is not None and signature.shape))
+                    found = streams.search(k, max(ends[k] - position, 1000), math.sqrt(2.0 * math.log(1.0 / alpha)),
+                                           delta, float_bits, nan_policy == "outcome", event_families)
+                    kinds.update(f.kind for f in found)
+                    bets = _choose(found, finalists, epsilon, delta, cap_a, grid)
+                    if not bets:
+                        notes.append(f"checkpoint {k + 1}: no event had a positive expected growth on the stream "
+                                     "so far")
+                if b not in sent:
+                    sent[b] = send(b)
+                if streams.moved and b + 1 < len(batches) and starts[b + 1] not in checkpoint_at:
+                    # the batches and the bets are fixed until the next checkpoint: the workers draw the next batch
+                    # while this one's bets are played (drawn ahead of a stop, it is never read)
+                    sent[b + 1] = send(b + 1)
+                drawn = sent.pop(b)()
+                signature = drawn[0].signatures[0]
+                timing = timing + BatchTiming.total(d.timing for d in drawn)
+                position += m
+                if epoch_budget:
+                    epoch_used += m
+                if not bets:
+                    continue
+                seen = {i: iter(d.counts) for i, d in enumerate(drawn)}
+                for bet in bets:
+                    play(bet, next(seen[bet.pair_index]), grid, c_grid, delta, epsilon, cap_a, cap_b, below)
+                log_a, log_b = tiers(wealth_a, wealth_b, bets)
+                now = np.logaddexp(log_a, log_b)
+                best_log = np.maximum(best_log, now)
+                lead = max(bets, key=lambda x: x.log_weight + x.log_a[at_claim])
+                if now[at_claim] >= threshold:
+                    violated = True
+                    break
+            # the privacy-loss histogram of the witness's pair (pair 0 without one) on the last outputs of its stream
+            at = lead.pair_index if lead is not None and bound() > 0 else 0
+            last = streams.outputs(at, b + 1 if batches else 0)
+        finally:
+            streams.close()
         if checkpoints and position > checkpoints[0]:
             close_epoch()
         workers_used = pool.used
@@ -499,9 +438,7 @@ def audit_anytime(
         witness = Witness(pair_list[w.pair_index], EventTest(
             w.pair_index, pair_list[w.pair_index].label, w.direction, w.description, w.k_num, w.k_den, w.n,
             math.nan, math.nan, lb, w.growth))
-    # the privacy-loss histogram of the witness's pair (pair 0 without one) on the last outputs of its stream
-    at = witness.test.pair_index if witness is not None else 0
-    histogram = loss_histogram(stream.outputs(at, 0), stream.outputs(at, 1)) if stream.batches[(at, 0)] else None
+    histogram = loss_histogram(*last) if last is not None else None
     seconds = time.perf_counter() - t0
     library = (LibraryTiming(timing.calls, timing.library_seconds, timing.seconds, seconds)
                if hasattr(mechanism, "pop_timing") else None)
@@ -515,22 +452,7 @@ def audit_anytime(
         reproducible=reproducible, library=library)
 
 
-def _search(pair_list: Sequence[Pair], stream: _Stream, k: int, horizon: int, delta: float, alpha: float,
-            float_bits: bool, nan_outcome: bool, entropy: int, families: tuple[Any, ...],
-            pool: WorkerPool) -> list[_Found]:
-    """Checkpoint ``k``'s event search on every pair's stream so far (side by side on the pool when there are
-    several pairs and workers; the same candidates either way)."""
-    jobs = [_StreamSearch(stream.outputs(i, 0), stream.outputs(i, 1), i, k, max(horizon, 1000),
-                          math.sqrt(2.0 * math.log(1.0 / alpha)), delta, float_bits, nan_outcome, entropy, families)
-            for i in range(len(pair_list))]
-    if len(jobs) > 1 and (pool.workers > 1 or pool.remote):
-        if not pool.started:
-            import sklearn.linear_model  # noqa: F401  (once here, before the pool forks)
-        return pool.run(jobs, fn=_search_stream)
-    return [_search_stream(j) for j in jobs]
-
-
-def _choose(found: list[_Found], finalists: int, epsilon: float, delta: float, cap: float,
+def _choose(found: list[Found], finalists: int, epsilon: float, delta: float, cap: float,
             grid: NDArray[np.float64]) -> list[Bet]:
     """The ``finalists`` candidates of largest expected growth at the claim (scoring-half frequencies moved one
     standard error against the claim), weighted in proportion to it; none when no candidate grows."""

@@ -18,7 +18,6 @@ from typing import Any, Sequence
 import numpy as np
 from numpy.typing import NDArray
 
-from dpverify.execution.sampling import single_threaded_libraries
 
 __all__ = ["LAMBDA_CAP", "BOUND_WEIGHT", "SHRINK_SE", "PRIOR_WEIGHT", "GRID_BELOW", "GRID_ABOVE", "LAMBDA_STEPS",
            "Bet", "log_factors", "bet_growth", "shrunk", "bet_frequencies", "wealth_grid", "play", "tiers"]
@@ -114,34 +113,30 @@ class Bet:
     k_den: int = 0
     n: int = 0
 
-def play(bet: Bet, values: dict[tuple[int, int], NDArray], grid: NDArray[np.float64], c_grid: NDArray[np.float64],
-          delta: float, epsilon: float, cap_a: float, cap_b: float, below: NDArray[np.bool_]) -> None:
-    """One batch of a finalist: its bet from the counts before the batch, then the batch's log factors over the
-    grid in both tiers, and its counts."""
+def play(bet: Bet, counts: tuple[int, int, int, int], grid: NDArray[np.float64], c_grid: NDArray[np.float64],
+         delta: float, epsilon: float, cap_a: float, cap_b: float, below: NDArray[np.bool_]) -> None:
+    """One batch of a finalist, given its ``counts`` on the batch (``(n11, n10, n01, n00)``: rows where its event
+    holds under both inputs, the numerator's only, the denominator's only, neither --
+    :func:`dpverify.statistical.streams.joint_counts`): its bet from the counts before the batch, then the batch's
+    log factors over the grid in both tiers, and its counts."""
     kn, kd, ns = bet.prior
     p, q = bet_frequencies(kn, kd, ns, bet.k_num, bet.k_den, bet.n)
     lam_a = float(bet_growth(p, q, math.exp(epsilon), delta, cap_a)[0])
     lam_b = min(lam_a, cap_b)
-    num, den = (0, 1) if bet.direction == 0 else (1, 0)
-    with single_threaded_libraries():
-        y = np.asarray(bet.event.contains(values[(bet.pair_index, num)]), dtype=bool)
-        z = np.asarray(bet.event.contains(values[(bet.pair_index, den)]), dtype=bool)
-    n11 = int(np.count_nonzero(y & z))
-    n10, n01 = int(np.count_nonzero(y)) - n11, int(np.count_nonzero(z)) - n11
-    n00 = len(y) - n11 - n10 - n01
-    counts = np.array([n11, n10, n01, n00], dtype=np.float64)[:, None]
+    n11, n10, n01, n00 = counts
+    column = np.array([n11, n10, n01, n00], dtype=np.float64)[:, None]
     for lam, attr, valid in ((lam_a, "log_a", below), (lam_b, "log_b", None)):
         if lam == 0.0:
             continue
         logs = log_factors(np.float64(lam), c_grid, delta)
         with np.errstate(invalid="ignore"):
-            step = np.where(counts > 0, counts * logs, 0.0).sum(axis=0)
+            step = np.where(column > 0, column * logs, 0.0).sum(axis=0)
         if valid is not None:
             step = np.where(valid, step, 0.0)
         setattr(bet, attr, getattr(bet, attr) + step)
     bet.k_num += n11 + n10
     bet.k_den += n11 + n01
-    bet.n += len(y)
+    bet.n += n11 + n10 + n01 + n00
 
 def tiers(wealth_a: NDArray[np.float64], wealth_b: NDArray[np.float64],
            bets: Sequence[Bet]) -> tuple[NDArray[np.float64], NDArray[np.float64]]:

@@ -1,0 +1,333 @@
+"""Where the anytime audit's streams live: each pair's outputs so far, kept in the process that draws them.
+
+:func:`dpverify.statistical.anytime.audit_anytime` draws one stream of outputs per input of every pair, batch after
+batch.  After each batch its bets need four counts per finalist (rows where the finalist's event holds under both
+inputs, only the numerator's, only the denominator's, neither: :func:`joint_counts`); at each checkpoint the event
+search needs every pair's last ``cap`` outputs per input.  Both are computed where the outputs are:
+
+* :class:`PairStream` -- one pair's kept batches (the last ``cap`` outputs per input);
+* :class:`StreamLane` -- the streams of some pairs with the mechanism and their inputs: it draws a batch of each
+  (seeded by the batch's coordinates, as every batch of an audit), checks it, keeps it and counts the finalists'
+  events on it, and runs the checkpoint's search on its streams;
+* :class:`Streams` -- the audit's side.  It starts with one lane in this process; once that has taken
+  :data:`LANE_SECONDS` and there are several pairs and workers, it sends each worker process of the pool its share of
+  the lanes' state once (pair ``i`` to lane ``i mod workers``, :meth:`dpverify.execution.sampling.WorkerPool.lanes`),
+  and from then on only batch numbers and events go out and counts and candidates come back.  (Sending every
+  batch's outputs to this process, as a plain process pool returns them, cost about what the second core saved:
+  the sequential verdicts of the catalogue ran no faster on two workers than on one.)  With a remote executor
+  (a Dask cluster) the batches are drawn there and the lane stays here.
+
+Results do not depend on where a lane runs: each batch is seeded by its coordinates, each pair's stream is the same
+sequence of batches wherever it is kept, and results are read in pair order (errors too: the first pair's first).
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import time
+from dataclasses import dataclass
+from typing import Any, Callable, Sequence
+
+import numpy as np
+from numpy.typing import NDArray
+
+from dpverify.errors import DPVerifyError, MechanismError
+from dpverify.execution.sampling import (TEST_PHASE, BatchOutput, BatchTiming, Signature, Task, WorkerPool, run_batch,
+                                         single_threaded_libraries)
+from dpverify.neighbours import Pair
+from dpverify.statistical.contract import check_batches_distinct
+from dpverify.statistical.search import Candidate, search_events
+
+__all__ = ["PairStream", "StreamLane", "Streams", "Drawn", "Found", "StreamSearch", "joint_counts", "search_stream",
+           "LANE_SECONDS"]
+
+#: seconds of draws and searches in this process after which an audit with several pairs and workers moves its
+#: lanes to the worker processes (starting them and sending the streams costs a few hundredths of a second)
+LANE_SECONDS = 0.05
+#: spawn key of the generators of the checkpoints' searches (the batches use ``TEST_PHASE``)
+STREAM_SEARCH = 6
+
+_TOKENS = itertools.count()
+
+
+def joint_counts(event: Any, direction: int, out0: NDArray, out1: NDArray) -> tuple[int, int, int, int]:
+    """``(n11, n10, n01, n00)`` of a finalist on one batch: rows (the ``j``-th output under each input paired) where
+    its event holds under both inputs, the numerator's only, the denominator's only, neither (``direction`` 0: the
+    numerator is ``x0``)."""
+    num, den = (out0, out1) if direction == 0 else (out1, out0)
+    with single_threaded_libraries():
+        y = np.asarray(event.contains(num), dtype=bool)
+        z = np.asarray(event.contains(den), dtype=bool)
+    n11 = int(np.count_nonzero(y & z))
+    n10, n01 = int(np.count_nonzero(y)) - n11, int(np.count_nonzero(z)) - n11
+    return n11, n10, n01, len(y) - n11 - n10 - n01
+
+
+@dataclass(frozen=True)
+class StreamSearch:
+    """A checkpoint's event search on one pair's stream so far (picklable: a remote executor runs it)."""
+
+    o0: NDArray
+    o1: NDArray
+    pair_index: int
+    checkpoint: int
+    n_test: int
+    z: float
+    delta: float
+    float_bits: bool
+    nan_outcome: bool
+    entropy: int
+    families: tuple[Any, ...]
+
+    @property
+    def n(self) -> int:
+        """Outputs searched (the worker pool's measure of a task's size)."""
+        return len(self.o0) + len(self.o1)
+
+
+@dataclass(frozen=True)
+class Found:
+    """A pair's search result: its candidates, the output kind and the scoring half's size (the candidates' counts
+    come from it unless they say)."""
+
+    candidates: list[Candidate]
+    kind: str
+    n_score: int
+
+
+def search_stream(job: StreamSearch) -> Found:
+    """:func:`search_events` on the job's outputs, with the pair's own generator for this checkpoint."""
+    rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence(
+        job.entropy, spawn_key=(STREAM_SEARCH, job.checkpoint, job.pair_index))))
+    with single_threaded_libraries():
+        found, _, kind = search_events(job.o0, job.o1, n_test=job.n_test, z=job.z, delta=job.delta,
+                                       float_bits=job.float_bits, nan_outcome=job.nan_outcome, rng=rng,
+                                       families=job.families)
+    return Found(found, kind, len(job.o0) - len(job.o0) // 2)
+
+
+class PairStream:
+    """One pair's kept batches, per input, with their numbers: the last ones holding at least ``cap`` outputs
+    without counting the newest (which may have been drawn ahead of the audit's stop: :meth:`outputs` leaves it out
+    when asked to)."""
+
+    def __init__(self, cap: int) -> None:
+        self.cap = cap
+        self.batches: tuple[list[tuple[int, NDArray]], list[tuple[int, NDArray]]] = ([], [])
+
+    def add(self, side: int, b: int, out: NDArray) -> None:
+        kept = self.batches[side]
+        kept.append((b, out))
+        while len(kept) > 2 and sum(len(a) for _, a in kept[1:-1]) >= self.cap:
+            kept.pop(0)
+
+    def arrays(self, side: int, upto: int | None = None) -> list[NDArray]:
+        """The kept batches of input ``side`` numbered below ``upto`` (all without it)."""
+        return [a for b, a in self.batches[side] if upto is None or b < upto]
+
+    def outputs(self, side: int, upto: int | None = None) -> NDArray:
+        """The last ``cap`` outputs of input ``side`` in the batches numbered below ``upto``."""
+        return np.concatenate(self.arrays(side, upto))[-self.cap:]
+
+
+@dataclass(frozen=True)
+class Drawn:
+    """One pair's batch as the audit reads it: each input's output ``signatures``, the batch's ``timing``, the
+    finalists' :func:`joint_counts` (in the order asked), or the ``error`` that stopped it."""
+
+    signatures: tuple[Signature, ...] = ()
+    timing: BatchTiming = BatchTiming()
+    counts: tuple[tuple[int, int, int, int], ...] = ()
+    error: DPVerifyError | None = None
+
+
+def signature_error(got: Signature, where: str, expected: Signature) -> MechanismError:
+    """The error of outputs whose shape or dtype differs from the first batch's."""
+    return MechanismError(
+        f"the mechanism returned {got.describe()} on {where} but {expected.describe()} on the first batch; every "
+        "input must give outputs of the same shape and dtype (pad or encode variable-length outputs)")
+
+
+class StreamLane:
+    """The streams of the pairs ``pairs`` (index -> pair) of one audit: draws, checks, keeps and counts their batches
+    and searches them (see the module docstring)."""
+
+    def __init__(self, mechanism: Any, pairs: dict[int, Pair], entropy: int, nan_policy: str, cap: int) -> None:
+        self.mechanism, self.pairs, self.entropy, self.nan_policy = mechanism, dict(pairs), entropy, nan_policy
+        self.streams = {i: PairStream(cap) for i in self.pairs}
+
+    def part(self, indices: Sequence[int]) -> "StreamLane":
+        """A lane of the pairs ``indices`` only, with their streams so far."""
+        lane = StreamLane(self.mechanism, {i: self.pairs[i] for i in indices}, self.entropy, self.nan_policy,
+                          next(iter(self.streams.values())).cap if self.streams else 1)
+        lane.streams = {i: self.streams[i] for i in indices}
+        return lane
+
+    def tasks(self, i: int, b: int, m: int) -> list[Task]:
+        """Batch ``b`` (``m`` outputs per input) of pair ``i``: a task per input."""
+        p = self.pairs[i]
+        return [Task(self.mechanism, x, m, self.entropy, TEST_PHASE, i, side, b, p.label, self.nan_policy)
+                for side, x in ((0, p.x0), (1, p.x1))]
+
+    def draw(self, b: int, m: int, bets: dict[int, list[tuple[int, Any]]], check_distinct: bool,
+             expected: Signature | None, drawn: dict[int, list[BatchOutput]] | None = None) -> dict[int, Drawn]:
+        """Batch ``b`` of every pair of the lane (or the batches ``drawn`` elsewhere): kept, checked (against the
+        ``expected`` signature, or the first output's when none is given yet; with ``check_distinct``, the pair's
+        batches so far are not repeats of each other) and counted for the finalists ``bets[i]`` (``(direction,
+        event)`` of pair ``i``)."""
+        out: dict[int, Drawn] = {}
+        for i in self.pairs:
+            try:
+                outs = drawn[i] if drawn is not None else [run_batch(t) for t in self.tasks(i, b, m)]
+                for t, o in zip(self.tasks(i, b, m), outs):
+                    if expected is None:               # the first batch: its first output fixes the signature
+                        expected = o.signature
+                    elif o.signature != expected:
+                        raise signature_error(o.signature, t.where(), expected)
+                stream = self.streams[i]
+                for side, o in enumerate(outs):
+                    stream.add(side, b, o.value)
+                if check_distinct:
+                    check_batches_distinct(stream.arrays(0) + stream.arrays(1), f"pair {i} ('{self.pairs[i].label}')")
+                counts = tuple(joint_counts(ev, d, outs[0].value, outs[1].value) for d, ev in bets.get(i, ()))
+                out[i] = Drawn(tuple(o.signature for o in outs), BatchTiming.total(o.timing for o in outs), counts)
+            except DPVerifyError as exc:
+                out[i] = Drawn(error=exc)
+        return out
+
+    def jobs(self, k: int, n_test: int, z: float, delta: float, float_bits: bool, nan_outcome: bool,
+             families: tuple[Any, ...]) -> dict[int, StreamSearch]:
+        """Checkpoint ``k``'s search of every pair of the lane, on its stream so far."""
+        return {i: StreamSearch(s.outputs(0), s.outputs(1), i, k, n_test, z, delta, float_bits, nan_outcome,
+                                self.entropy, families) for i, s in self.streams.items()}
+
+    def search(self, *args: Any) -> dict[int, Found]:
+        """Checkpoint ``args[0]``'s search of every pair of the lane (:meth:`jobs`' arguments)."""
+        return {i: search_stream(j) for i, j in self.jobs(*args).items()}
+
+    def outputs(self, i: int, upto: int) -> tuple[NDArray, NDArray] | None:
+        """Pair ``i``'s last outputs per input in the batches numbered below ``upto`` (``None`` without any)."""
+        s = self.streams[i]
+        return (s.outputs(0, upto), s.outputs(1, upto)) if s.arrays(0, upto) else None
+
+
+#: the lanes held by this process (a worker of :meth:`WorkerPool.lanes`), by audit
+_HELD: dict[str, StreamLane] = {}
+
+
+def _hold(token: str, lane: StreamLane) -> None:
+    _HELD[token] = lane
+
+
+def _call(token: str, method: str, *args: Any) -> Any:
+    return getattr(_HELD[token], method)(*args)
+
+
+def _drop(token: str) -> None:
+    _HELD.pop(token, None)
+
+
+class Streams:
+    """The audit's streams: the lanes of its pairs, here or on the pool's workers (module docstring)."""
+
+    def __init__(self, mechanism: Any, pairs: Sequence[Pair], entropy: int, nan_policy: str, cap: int,
+                 pool: WorkerPool) -> None:
+        self.n_pairs = len(pairs)
+        self.local: StreamLane | None = StreamLane(mechanism, dict(enumerate(pairs)), entropy, nan_policy, cap)
+        self.pool = pool
+        self.token = f"{os.getpid()}-{next(_TOKENS)}"
+        self.lanes: list[Any] = []               # worker lanes (executors) once moved; pair i on lanes[i % len]
+        self.spent = 0.0                          # seconds of draws and searches in this process
+
+    @property
+    def moved(self) -> bool:
+        return bool(self.lanes)
+
+    def _gather(self, method: str, *args: Any) -> list[Any]:
+        """``method(*args)`` on every worker lane, results merged in pair order."""
+        return self._received([f.result() for f in [lane.submit(_call, self.token, method, *args)
+                                                    for lane in self.lanes]])
+
+    def maybe_move(self, vectors: bool) -> None:
+        """Send the lanes to the pool's workers if this process has spent :data:`LANE_SECONDS` on them and the pool
+        has several local workers and the audit several pairs (``vectors``: the outputs are vectors, whose search
+        fits a logistic regression: scikit-learn is imported once here before the workers start)."""
+        pool, local = self.pool, self.local
+        if (local is None or self.spent < LANE_SECONDS or self.n_pairs < 2 or pool.workers < 2 or pool.remote
+                or pool.note is not None):
+            return
+        if not pool.lanes_started and not pool.picklable(local.part([0])):
+            return
+        if vectors and not pool.lanes_started:
+            import sklearn.linear_model  # noqa: F401  (before the workers fork)
+        lanes = pool.lanes()
+        width = min(len(lanes), self.n_pairs)
+        sent = [lanes[w].submit(_hold, self.token, local.part(range(w, self.n_pairs, width))) for w in range(width)]
+        for f in sent:
+            f.result()
+        self.lanes, self.local = lanes[:width], None
+
+    def send(self, b: int, m: int, bets: dict[int, list[tuple[int, Any]]], check_distinct: bool,
+             expected: Signature | None) -> Callable[[], list[Drawn]]:
+        """Batch ``b`` of every pair (:meth:`StreamLane.draw`): sent to the worker lanes now, or drawn here when the
+        returned function is called; that function gives the pairs' :class:`Drawn` in pair order and raises the
+        first pair's error.  Batches are drawn in the order sent (a lane runs its calls in order)."""
+        if self.local is None:
+            futures = [lane.submit(_call, self.token, "draw", b, m, bets, check_distinct, expected)
+                       for lane in self.lanes]
+            return lambda: self._received([f.result() for f in futures])
+        return lambda: self._draw_here(b, m, bets, check_distinct, expected)
+
+    def _draw_here(self, b: int, m: int, bets: dict[int, list[tuple[int, Any]]], check_distinct: bool,
+                   expected: Signature | None) -> list[Drawn]:
+        t0 = time.perf_counter()
+        drawn = None
+        if self.pool.remote:
+            tasks = [t for i in range(self.n_pairs) for t in self.local.tasks(i, b, m)]
+            outs = self.pool.run(tasks, fn=run_batch)
+            drawn = {i: outs[2 * i: 2 * i + 2] for i in range(self.n_pairs)}
+        got = self._received([self.local.draw(b, m, bets, check_distinct, expected, drawn)])
+        self.spent += time.perf_counter() - t0
+        return got
+
+    def _received(self, parts: list[dict[int, Any]]) -> list[Any]:
+        merged: dict[int, Any] = {}
+        for part in parts:
+            merged.update(part)
+        got = [merged[i] for i in range(self.n_pairs)]
+        for d in got:
+            if isinstance(d, Drawn) and d.error is not None:
+                raise d.error.with_traceback(None)
+        return got
+
+    def search(self, k: int, n_test: int, z: float, delta: float, float_bits: bool, nan_outcome: bool,
+               families: tuple[Any, ...]) -> list[Found]:
+        """Checkpoint ``k``'s search of every pair on its stream so far, in pair order."""
+        args = (k, n_test, z, delta, float_bits, nan_outcome, families)
+        if self.local is None:
+            return self._gather("search", *args)
+        t0 = time.perf_counter()
+        if self.pool.remote and self.n_pairs > 1:
+            jobs = self.local.jobs(*args)
+            found = self.pool.run([jobs[i] for i in range(self.n_pairs)], fn=search_stream)
+        else:
+            got = self.local.search(*args)
+            found = [got[i] for i in range(self.n_pairs)]
+        self.spent += time.perf_counter() - t0
+        return found
+
+    def outputs(self, i: int, upto: int) -> tuple[NDArray, NDArray] | None:
+        """Pair ``i``'s last outputs per input in the batches numbered below ``upto``."""
+        if self.local is not None:
+            return self.local.outputs(i, upto)
+        return self.lanes[i % len(self.lanes)].submit(_call, self.token, "outputs", i, upto).result()
+
+    def close(self) -> None:
+        """Drop the lanes' state in the workers (the pool itself stays)."""
+        for lane in self.lanes:
+            try:
+                lane.submit(_drop, self.token).result()
+            except Exception:            # a broken worker: its state went with it
+                pass
+        self.lanes = []

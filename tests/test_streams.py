@@ -1,0 +1,111 @@
+"""The anytime audit's streams (dpverify/statistical/streams.py): a pair's kept batches, lanes in the worker processes
+giving exactly the results of one process (verdicts, bounds, witnesses, errors), and the lanes' state dropped after
+an audit."""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import pytest
+
+from algorithms.broken.laplace_half_noise import LaplaceHalfNoise
+from algorithms.broken.svt_outputs_value import SVTOutputsValue
+from algorithms.classic.laplace import Laplace
+from dpverify.errors import MechanismError
+from dpverify.execution.sampling import WorkerPool
+from dpverify.statistical import streams
+from dpverify.statistical.anytime import audit_anytime
+from dpverify.statistical.streams import PairStream, joint_counts
+
+DROP = ("seconds", "workers", "library")
+
+
+def _same(a, b) -> None:
+    assert {k: v for k, v in a.to_dict().items() if k not in DROP} == \
+        {k: v for k, v in b.to_dict().items() if k not in DROP}
+
+
+def test_pair_stream_keeps_the_last_cap_outputs_without_counting_the_newest() -> None:
+    s = PairStream(cap=10)
+    for b in range(6):
+        s.add(0, b, np.arange(4 * b, 4 * b + 4))
+    # the newest batch (20..23) does not count towards the cap: 12..19 is not enough without 8..11
+    assert [b for b, _ in s.batches[0]] == [2, 3, 4, 5]
+    assert s.outputs(0).tolist() == list(range(14, 24))
+    assert s.outputs(0, upto=5).tolist() == list(range(10, 20))      # as if batch 5 had not been drawn
+    assert [len(a) for a in s.arrays(0, upto=3)] == [4]
+
+
+def test_joint_counts_pair_the_rows_of_the_two_inputs() -> None:
+    from dpverify.statistical.events import IntervalEvent
+    from dpverify.statistical.features import Identity
+    ev = IntervalEvent(Identity(), 0.5, np.inf)
+    out0, out1 = np.array([1.0, 1.0, 0.0, 0.0, 1.0]), np.array([1.0, 0.0, 1.0, 0.0, 0.0])
+    assert joint_counts(ev, 0, out0, out1) == (1, 2, 1, 1)
+    assert joint_counts(ev, 1, out0, out1) == (1, 1, 2, 1)
+
+
+@pytest.mark.parametrize("mech, pairs, eps, samples", [
+    (LaplaceHalfNoise(0.1), [(0.0, 1.0), (1.0, 2.0), (0.0, -1.0)], 0.1, 100_000),     # stops early: a violation
+    (Laplace(0.2), [(0.0, 1.0), (2.0, 1.0), (0.0, 0.5)], 0.2, 40_000),                  # the whole budget
+    (SVTOutputsValue(1.0, threshold=1.0, cutoff=1), [(np.ones(5), np.r_[2.0, np.zeros(4)]),
+                                                     (np.ones(5), np.zeros(5))], 1.0, 60_000),   # vector outputs
+])
+def test_lanes_give_the_results_of_one_process(monkeypatch, mech, pairs, eps: float, samples: int) -> None:
+    """With the lanes moved to two worker processes at the first checkpoint (LANE_SECONDS = 0), the same verdict,
+    samples to it, bound, witness, epochs and loss histogram as on one process (a batch drawn ahead of the stop
+    is never read)."""
+    one = audit_anytime(mech, pairs, eps, samples=samples, seed=11, workers=1)
+    monkeypatch.setattr(streams, "LANE_SECONDS", 0.0)
+    with WorkerPool(2) as pool:
+        two = audit_anytime(mech, pairs, eps, samples=samples, seed=11, pool=pool)
+        assert pool.lanes_started and two.workers == 2
+    _same(one, two)
+
+
+class ShapeChangesLate:
+    """Laplace outputs, but rows of two values once the batches grow past 1,000 (a contract break after the move)."""
+
+    def __call__(self, x, n, rng):
+        out = float(x) + rng.laplace(0.0, 10.0, n)
+        return np.stack([out, out], axis=1) if n > 1000 else out
+
+
+class RaisesLate:
+    """Raises on the second input once the batches grow past 1,000."""
+
+    def __call__(self, x, n, rng):
+        if n > 1000 and float(x) == 1.0:
+            raise ValueError("late failure")
+        return float(x) + rng.laplace(0.0, 10.0, n)
+
+
+@pytest.mark.parametrize("mech, match", [(ShapeChangesLate(), "same shape and dtype"), (RaisesLate(), "late failure")])
+def test_errors_in_lanes_are_the_errors_of_one_process(monkeypatch, mech, match: str) -> None:
+    pairs = [(0.0, 1.0), (2.0, 1.0), (0.0, 3.0)]
+    with pytest.raises(MechanismError, match=match) as one:
+        audit_anytime(mech, pairs, 1.0, samples=100_000, seed=2, workers=1)
+    monkeypatch.setattr(streams, "LANE_SECONDS", 0.0)
+    with WorkerPool(2) as pool:
+        with pytest.raises(MechanismError, match=match) as two:
+            audit_anytime(mech, pairs, 1.0, samples=100_000, seed=2, pool=pool)
+        assert pool.lanes_started
+    assert str(one.value) == str(two.value)
+
+
+def _held(_: object = None) -> int:
+    return len(streams._HELD)
+
+
+def test_a_lane_is_one_process_and_keeps_no_state_after_an_audit(monkeypatch) -> None:
+    monkeypatch.setattr(streams, "LANE_SECONDS", 0.0)
+    with WorkerPool(2) as pool:
+        lanes = pool.lanes()
+        assert len(lanes) == 2
+        pids = [[lane.submit(os.getpid).result() for _ in range(3)] for lane in lanes]
+        assert all(len(set(p)) == 1 for p in pids) and pids[0][0] != pids[1][0]
+        audit_anytime(Laplace(0.5), [(0.0, 1.0), (1.0, 2.0)], 0.5, samples=20_000, seed=0, pool=pool)
+        assert pool.lanes() is lanes                                  # reused, not restarted
+        assert [lane.submit(_held).result() for lane in lanes] == [0, 0]
+    assert not pool.lanes_started                                     # closed with the pool
