@@ -93,6 +93,23 @@ def test_product_ratio_fit_on_shared_sorted_columns_is_the_same_fit():
     assert shared is not None and 0 in shared.columns and shared == fit_product_ratio(a, b)
 
 
+def test_cells_of_scalar_outputs_from_the_shared_sorts_are_the_same_cells():
+    """Scalar outputs: the search hands the cells' fit the sorted values of both selection halves and counts their
+    cells from the sorted halves (``bin_counts``): the same partition as the fit that sorts them itself, and the
+    counts ``np.bincount`` of the cells gives, with NaN (as +inf), point masses and signed zeros among the values."""
+    from dpverify.statistical.cells import bin_counts
+    from dpverify.statistical.columns import SortedColumns
+    rng = np.random.default_rng(6)
+    a, b = rng.laplace(size=30_000), rng.laplace(0.3, size=30_000)
+    a[::101], a[::89], b[::83], b[::79] = np.nan, 2.5, 0.0, -0.0
+    cols = SortedColumns(a.reshape(-1, 1), b.reshape(-1, 1))
+    part = fit_cells(a, b, cols.pooled(0))
+    assert part is not None and not part.discrete and part == fit_cells(a, b)
+    for sel, half in zip(cols(0), (a, b)):
+        np.testing.assert_array_equal(bin_counts(sel, np.asarray(part.edges[0]), part.n_cells),
+                                      np.bincount(part.cells(half), minlength=part.n_cells))
+
+
 def test_scoring_columns_are_the_column_features_values():
     """The search counts a column's chosen events on contiguous copies of the scoring halves' columns: the values
     :class:`Column` gives (NaN as +inf, integers as float64), column by column."""

@@ -243,9 +243,11 @@ def _edges(values_sorted: NDArray[np.float64], bins: int, tails: bool = True) ->
     return tuple(float(t) for t in np.unique(e))
 
 
-def fit_cells(sel0: NDArray, sel1: NDArray) -> CellPartition | None:
+def fit_cells(sel0: NDArray, sel1: NDArray, pooled: NDArray | None = None) -> CellPartition | None:
     """A partition fitted on the selection half (outputs under both inputs), or ``None`` when the outputs have no
-    continuous part (the outcome unions cover discrete outputs)."""
+    continuous part (the outcome unions cover discrete outputs).  ``pooled``: for scalar outputs, their values
+    (NaN as +inf) of both halves already sorted (an event search's), used instead of sorting them again when they
+    have no discrete part."""
     rows = np.concatenate([sel0, sel1]).reshape(len(sel0) + len(sel1), -1)
     probe = rows[:: max(1, len(rows) // 20_000)]
     disc, cont = split_columns(probe)
@@ -268,7 +270,7 @@ def fit_cells(sel0: NDArray, sel1: NDArray) -> CellPartition | None:
     f = CellPartition(disc, cont, tuple(groups), ((),) * (len(groups) + 1)).feature(rows)
     edges = []
     for k in range(len(groups) + 1):
-        fk = np.sort(f[gid == k])
+        fk = pooled if pooled is not None and not disc else np.sort(f[gid == k])
         edges.append(_edges(fk, int(np.clip(len(fk) // PER_BIN, 1, MAX_BINS))))
     return CellPartition(disc, cont, tuple(groups), tuple(edges), tuple(labels))
 

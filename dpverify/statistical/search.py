@@ -35,8 +35,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 from dpverify.statistical.atoms import HashSetEvent, repeated_hashes
-from dpverify.statistical.cells import (CellSetEvent, ProductRatioScore, fit_cells, fit_product_ratio, nan_start,
-                                       sorted_distinct, tail_ranks)
+from dpverify.statistical.cells import (CellSetEvent, ProductRatioScore, bin_counts, fit_cells, fit_product_ratio,
+                                       nan_start, sorted_distinct, tail_ranks)
 from dpverify.statistical.stats import epsilon_lower_bound, wilson_lower, wilson_upper
 from dpverify.execution.sampling import single_threaded_libraries
 from dpverify.statistical.columns import MAX_COLUMNS, SortedColumns
@@ -234,10 +234,12 @@ def _scalar_feature(feature: Feature, halves: tuple[NDArray, NDArray, NDArray, N
     would otherwise absorb most quantiles and leave the tails without thresholds.  ``sorted_columns``: the search's
     sorted columns, used for a :class:`Column` feature.
     """
-    shared = sorted_columns is not None and isinstance(feature, Column)
+    # a Column, or the Identity of scalar outputs (their store holds them as column 0)
+    index = feature.index if isinstance(feature, Column) else 0 if isinstance(feature, Identity) else None
+    shared = sorted_columns is not None and index is not None
     if shared:
-        a0, a1 = sorted_columns(feature.index)
-        b0, b1 = sorted_columns.scoring(feature.index)        # scoring half: unsorted
+        a0, a1 = sorted_columns(index)
+        b0, b1 = sorted_columns.scoring(index)                # scoring half: unsorted
     else:
         a0, a1 = (np.sort(feature(h)) for h in halves[:2])
         b0, b1 = (feature(h) for h in halves[2:])
@@ -247,7 +249,7 @@ def _scalar_feature(feature: Feature, halves: tuple[NDArray, NDArray, NDArray, N
 
     # two sorted runs: the stable sort (timsort / radix) merges them in linear time
     if shared:
-        pooled = sorted_columns.pooled(feature.index)
+        pooled = sorted_columns.pooled(index)
     else:
         pooled = np.sort(np.concatenate([a0, a1]), kind="stable")
     pooled = pooled[: nan_start(pooled)]                      # NaN is no threshold
@@ -304,10 +306,11 @@ def _two_sided_tails(feature: Feature, pooled: NDArray, a0: NDArray, a1: NDArray
              lambda i: IntervalEvent(feature, float(lo[i]), float(hi[i]), outside=True), f"{feature.name}:outside", fam)]
 
 
-def _prefix_unions(codes: tuple[NDArray, NDArray, NDArray, NDArray], m: int, search: CandidateSearch,
+def _prefix_unions(counts: Sequence[NDArray], m: int, search: CandidateSearch,
                    make: Callable[[NDArray], Event], group: str, family: str, honest: bool = False,
                    log_ratio: Callable[[NDArray, NDArray], NDArray] | None = None) -> None:
-    """Prefix unions of ``m`` outcomes (codes ``0..m-1`` of the four halves' rows) ordered by likelihood ratio.
+    """Prefix unions of ``m`` outcomes (``counts``: how many rows of each of the four halves are outcome ``0..m-1``)
+    ordered by likelihood ratio.
 
     The order is estimated on the selection half.  By default the prefix length is chosen on the scoring half (a
     one-dimensional choice along a nested family, so its optimism is small when the outcomes are few: ordering
@@ -318,7 +321,7 @@ def _prefix_unions(codes: tuple[NDArray, NDArray, NDArray, NDArray], m: int, sea
     event.  ``log_ratio(an, ad)``: the estimated log likelihood ratio of each outcome from its selection-half
     counts that orders them (default: the smoothed ratio ``(an + 0.5) / (ad + 0.5)`` of each outcome alone).
     """
-    c = [np.bincount(k, minlength=m) for k in codes]
+    c = list(counts)
     search.scored += 2 * m
     for direction, (an, ad, bn, bd) in enumerate(((c[0], c[1], c[2], c[3]), (c[1], c[0], c[3], c[2]))):
         key = np.log((an + 0.5) / (ad + 0.5)) if log_ratio is None else log_ratio(an, ad)
@@ -346,25 +349,34 @@ def _outcome_unions(halves: tuple[NDArray, NDArray, NDArray, NDArray], search: C
     bounds = np.cumsum([0] + sizes)
     outcomes = rows[first]
     shape, dtype = halves[0].shape[1:], str(halves[0].dtype)
-    _prefix_unions(tuple(inverse[bounds[j]: bounds[j + 1]] for j in range(4)), len(first), search,
+    _prefix_unions([np.bincount(inverse[bounds[j]: bounds[j + 1]], minlength=len(first)) for j in range(4)],
+                   len(first), search,
                    lambda idx: RowSetEvent(outcomes[idx].reshape((len(idx),) + shape), dtype), "outcomes",
                    "outcomes")
 
 
-def _cell_unions(halves: tuple[NDArray, NDArray, NDArray, NDArray], search: CandidateSearch) -> None:
+def _cell_unions(halves: tuple[NDArray, NDArray, NDArray, NDArray], search: CandidateSearch,
+                 scalar: SortedColumns | None = None) -> None:
     """Conditional cells (:class:`dpverify.statistical.cells.CellPartition`, fitted on the selection half) and their prefix
-    unions: the estimated level sets of the privacy loss for scalar and mixed discrete/continuous outputs."""
-    part = fit_cells(halves[0], halves[1])
+    unions: the estimated level sets of the privacy loss for scalar and mixed discrete/continuous outputs.
+    ``scalar``: the column store of scalar outputs (the values as column 0): the partition's quantiles and the
+    selection halves' cell counts come from its sorts instead of sorts and binary searches of their own."""
+    part = fit_cells(halves[0], halves[1], None if scalar is None else scalar.pooled(0))
     if part is None or part.n_cells < 2:
         return
-    codes = tuple(part.cells(h) for h in halves)
+    m = part.n_cells
+    if scalar is not None and not part.discrete:          # one group: the cells are bins of the value itself
+        counts = [bin_counts(a, np.asarray(part.edges[0]), m) for a in scalar(0)]
+        counts += [np.bincount(part.cells(h), minlength=m) for h in halves[2:]]
+    else:
+        counts = [np.bincount(part.cells(h), minlength=m) for h in halves]
 
     def make(idx: NDArray) -> Event:
         return CellSetEvent(part, tuple(int(c) for c in idx))
 
-    _prefix_unions(codes, part.n_cells, search, make, "cells", "cells", honest=True)
+    _prefix_unions(counts, m, search, make, "cells", "cells", honest=True)
     offsets = part.offsets()
-    _prefix_unions(codes, part.n_cells, search, make, "cells-monotone", "cells", honest=True,
+    _prefix_unions(counts, m, search, make, "cells-monotone", "cells", honest=True,
                    log_ratio=lambda an, ad: monotone_log_ratio(an, ad, offsets))
 
 
@@ -412,13 +424,13 @@ def atom_candidates(h0: NDArray[np.uint64], h1: NDArray[np.uint64], n_test: int,
         idx = np.minimum(np.searchsorted(atoms, v), len(atoms) - 1)
         return np.where(atoms[idx] == v, idx, len(atoms))           # the last code: not an atom
 
-    codes = tuple(code(x) for x in halves)
+    counts = [np.bincount(code(x), minlength=len(atoms) + 1) for x in halves]
 
     def make(idx: NDArray) -> Event:
         chosen = atoms[idx[idx < len(atoms)]]
         return HashSetEvent(tuple(int(v) for v in chosen), examples(chosen))
 
-    _prefix_unions(codes, len(atoms) + 1, search, make, "sweep", "atom", honest=True)
+    _prefix_unions(counts, len(atoms) + 1, search, make, "sweep", "atom", honest=True)
     return [dataclasses.replace(c, n_score=len(h0) - h) for c in search.finish()
             if isinstance(c.event, HashSetEvent) and c.event.hashes]
 
@@ -516,13 +528,15 @@ def search_events(
     limit = max(2, (2 * probe) // 20)
     n_unique = _distinct_rows(np.concatenate([o0[:probe], o1[:probe]]), limit)
     few_outcomes = n_unique <= limit
+    # (outputs of more than two dimensions: the product-ratio fit flattens rows, a Column feature does not; scalar
+    # outputs are one column, shared by the cells' fit and the Identity feature)
+    sorted_columns = (SortedColumns(*halves) if o0.ndim == 2 else
+                      SortedColumns(*(x.reshape(-1, 1) for x in halves)) if o0.ndim == 1 else None)
     if few_outcomes:
         _outcome_unions(halves, search)
     else:
-        _cell_unions(halves, search)
+        _cell_unions(halves, search, sorted_columns if o0.ndim == 1 else None)
     kind = "discrete" if discrete_dtype or few_outcomes else ("scalar" if o0.ndim == 1 else "vector")
-    # (outputs of more than two dimensions: the product-ratio fit flattens rows, a Column feature does not)
-    sorted_columns = SortedColumns(*halves) if o0.ndim == 2 else None
     if few_outcomes and o0.ndim > 1 and n_unique <= UNIONS_SUFFICE:
         # every event on these outputs is a union of their few outcomes, and the prefix unions in likelihood-ratio
         # order (estimated on many counts per outcome) already hold the best ones: features add nothing but time
