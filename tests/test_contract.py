@@ -110,3 +110,30 @@ def test_low_entropy_mechanism_passes_whatever_the_seed():
 
     for entropy in range(60):
         check_rng_contract(rare_one, 0.0, entropy, "input x0 of pair 0")
+
+
+def test_probe_returns_the_outputs_trailing_shape():
+    """The contract probe says what the outputs look like (the audits import scikit-learn before their workers fork
+    only for vector outputs); ``None`` when the mechanism fails on the probe (its first batch reports that)."""
+    from dpverify.statistical.contract import check_rng_contract
+
+    assert check_rng_contract(rare_one, 0.0, 0, "x0") == ()
+    assert check_rng_contract(lambda x, n, rng: rng.laplace(size=(n, 3, 2)), 0.0, 0, "x0") == (3, 2)
+    assert check_rng_contract(lambda x, n, rng: 1 / 0, 0.0, 0, "x0") is None
+
+
+def test_scalar_audits_on_two_workers_never_import_scikit_learn():
+    """scikit-learn (about half a second to import) is only needed by the search of vector outputs: a fresh process
+    auditing a scalar mechanism on two workers, with dpverify.audit and the anytime audit, never imports it."""
+    import subprocess
+    import sys
+
+    code = ("import sys, dpverify\n"
+            "from algorithms.classic.laplace import Laplace\n"
+            "pairs = [(0.0, 1.0), (1.0, 2.0), (0.0, 0.5)]\n"
+            "dpverify.audit(Laplace(0.5), pairs, 0.5, samples=200_000, search_samples=100_000, seed=0, workers=2)\n"
+            "dpverify.audit_anytime(Laplace(0.5), pairs, 0.5, samples=100_000, seed=0, workers=2)\n"
+            "print('sklearn' in sys.modules)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "False"

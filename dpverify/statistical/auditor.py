@@ -260,12 +260,13 @@ def power_ranks(candidates: Sequence[Candidate], n_score: NDArray[np.int64], n_t
 def search_phase(mechanism: Mechanism, pair_list: Sequence[Pair], *, search_samples: int, n_test: int, z: float,
                  delta: float, entropy: int, pool: WorkerPool, batch_size: int, finalists: int, nan_policy: str,
                  float_bits: bool = False, event_families: Sequence[EventFamily] = (),
-                 target: float | None = None) -> SearchPhase:
+                 target: float | None = None, vectors: bool = True) -> SearchPhase:
     """Phase 1 of :func:`audit`: sample ``search_samples`` outputs per input of every pair (and the atom sweep, a
     tenth of ``n_test`` when that is larger), search the events and choose at most ``finalists`` of them, ranked by
     the bound they are projected to reach on ``n_test`` fresh samples at the normal quantile ``z``.  The samples are
     seeded from ``entropy`` (phases ``SEARCH_PHASE`` and ``SWEEP_PHASE``): the same finalists on any number of
-    workers.  Also used by :func:`dpverify.statistical.anytime.audit_anytime` for its search rounds.
+    workers.  ``vectors``: the outputs may be vectors (the contract probe's shape says; their search fits a logistic
+    regression, so scikit-learn is imported here before the workers fork -- never for scalar outputs).
 
     ``target`` (the anytime audit passes its claimed ε): rank by :func:`power_ranks` instead, how many standard
     errors of its search estimate a candidate's projected bound lies above ``target`` -- the chance that the
@@ -295,7 +296,7 @@ def search_phase(mechanism: Mechanism, pair_list: Sequence[Pair], *, search_samp
                                        SWEEP_PHASE) if n_sweep else (), event_families)
 
     side_by_side = len(pair_list) > 1 and (pool.workers > 1 or pool.remote)
-    if side_by_side and not pool.started:
+    if side_by_side and vectors and not pool.started:
         # the search of vector outputs fits a logistic regression; import scikit-learn once here, before
         # the pool forks, rather than once in every worker (about 1 s each, per audit)
         import sklearn.linear_model  # noqa: F401
@@ -472,7 +473,8 @@ def audit(
     pair_list = as_pairs(pairs)
     check_pairs_differ(pair_list)
     entropy = root_entropy(seed)
-    check_rng_contract(mechanism, pair_list[0].x0, entropy, f"input x0 of pair 0 ('{pair_list[0].label}')")
+    probe_shape = check_rng_contract(mechanism, pair_list[0].x0, entropy,
+                                     f"input x0 of pair 0 ('{pair_list[0].label}')")
     reproducible = not declares_seedless(mechanism)
     n_workers = resolve_workers(workers)
     notes: list[str] = [] if reproducible else [REPRODUCIBLE_NOTE]
@@ -492,7 +494,8 @@ def audit(
         z = normal_quantile(alpha / (2 * finalists))
         found = search_phase(mechanism, pair_list, search_samples=search_samples, n_test=samples, z=z, delta=delta,
                              entropy=entropy, pool=pool, batch_size=batch_size, finalists=finalists,
-                             nan_policy=nan_policy, float_bits=float_bits, event_families=event_families)
+                             nan_policy=nan_policy, float_bits=float_bits, event_families=event_families,
+                             vectors=probe_shape is None or bool(probe_shape))
         chosen, n_candidates, kinds, signature, histograms = (found.chosen, found.n_candidates, set(found.kinds),
                                                               found.signature, found.histograms)
         timing = timing + found.timing

@@ -81,15 +81,17 @@ def check_pairs_differ(pairs: Sequence[Pair]) -> None:
             )
 
 
-def _draw(mechanism: Any, x: Any, n: int, entropy: int, key: int) -> NDArray | None:
+def _draw(mechanism: Any, x: Any, n: int, entropy: int, key: int, flat: bool = True) -> NDArray | None:
+    """The probe's ``key``-th batch (rows flattened with ``flat``), or ``None`` when the call fails or breaks the
+    output contract (the audit's own first call reports it with its context)."""
     rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence(entropy, spawn_key=(3, key))))
     try:
         out = np.asarray(mechanism(x, n, rng))
     except Exception:
-        return None  # the audit's own first call reports the mechanism's error with its context
+        return None
     if out.ndim == 0 or out.shape[0] != n or out.dtype.kind not in "biuf":
         return None
-    return out.reshape(n, -1)
+    return out.reshape(n, -1) if flat else out
 
 
 def _same(a: NDArray, b: NDArray) -> bool:
@@ -111,7 +113,8 @@ def declares_seedless(mechanism: Any) -> bool:
     return getattr(mechanism, "reproducible", True) is False
 
 
-def check_rng_contract(mechanism: Any, x: Any, entropy: int, where: str, n: int = PROBE_ROWS) -> None:
+def check_rng_contract(mechanism: Any, x: Any, entropy: int, where: str,
+                       n: int = PROBE_ROWS) -> tuple[int, ...] | None:
     """Call ``mechanism(x, n, rng)`` four times and raise :class:`MechanismError` when it does not draw its
     randomness from ``rng``:
 
@@ -129,14 +132,19 @@ def check_rng_contract(mechanism: Any, x: Any, entropy: int, where: str, n: int 
 
     A mechanism that declares ``reproducible = False`` (:func:`declares_seedless`: it draws its own randomness,
     e.g. from the operating system) skips the same-seed check; the other two stand.
+
+    Returns the trailing shape of the probe's outputs (``()`` for scalar outputs; ``None`` when the probe drew
+    none it could use: the audit's own first batch then reports the mechanism's error).
     """
-    a = _draw(mechanism, x, n, entropy, 0)
-    if a is None:
-        return
+    first = _draw(mechanism, x, n, entropy, 0, flat=False)
+    if first is None:
+        return None
+    shape = tuple(first.shape[1:])
+    a = first.reshape(n, -1)
     seedless = declares_seedless(mechanism)
     b = None if seedless else _draw(mechanism, x, n, entropy, 0)
     if b is None and not seedless:
-        return
+        return shape
     if b is not None and not _same(a, b):
         raise MechanismError(
             f"the mechanism does not draw its randomness from the rng it is given: two calls on {where} with the "
@@ -147,7 +155,7 @@ def check_rng_contract(mechanism: Any, x: Any, entropy: int, where: str, n: int 
         )
     others = [_draw(mechanism, x, n, entropy, k) for k in (1, 2)]
     if any(o is None for o in others):
-        return
+        return shape
     batches = [a] + others
     varies = not all(_constant(o) for o in batches)
     if not _constant(a) and any(_same(a, o) for o in others):   # a varying batch repeated
@@ -163,6 +171,7 @@ def check_rng_contract(mechanism: Any, x: Any, entropy: int, where: str, n: int 
             "seeds: it draws one random value per call and repeats it, so its rows are not independent samples. "
             "Draw the noise with size=(n, ...), one independent draw per row"
         )
+    return shape
 
 
 def _key(batch: NDArray) -> bytes:
