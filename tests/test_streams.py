@@ -109,3 +109,32 @@ def test_a_lane_is_one_process_and_keeps_no_state_after_an_audit(monkeypatch) ->
         assert pool.lanes() is lanes                                  # reused, not restarted
         assert [lane.submit(_held).result() for lane in lanes] == [0, 0]
     assert not pool.lanes_started                                     # closed with the pool
+
+
+class _Recording:
+    """An in-process stand-in for a remote executor (a Dask cluster): runs the tasks here, counts them by function."""
+
+    def __init__(self) -> None:
+        self.calls: dict[str, int] = {}
+
+    def slots(self) -> int:
+        return 3
+
+    def unsendable(self, task) -> None:
+        return None
+
+    def run(self, tasks, fn):
+        self.calls[fn.__name__] = self.calls.get(fn.__name__, 0) + len(tasks)
+        return [fn(t) for t in tasks]
+
+
+def test_with_a_remote_executor_batches_and_searches_are_sent_and_the_lane_stays_here() -> None:
+    from dpverify.execution.sampling import remote_executor
+
+    pairs = [(0.0, 1.0), (1.0, 2.0)]
+    one = audit_anytime(LaplaceHalfNoise(0.1), pairs, 0.1, samples=50_000, seed=4, workers=1)
+    rec = _Recording()
+    with remote_executor(rec):
+        far = audit_anytime(LaplaceHalfNoise(0.1), pairs, 0.1, samples=50_000, seed=4, workers=2)
+    _same(one, far)
+    assert rec.calls.get("run_batch", 0) > 0 and rec.calls.get("search_stream", 0) > 0
