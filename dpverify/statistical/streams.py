@@ -127,8 +127,16 @@ class PairStream:
         return [a for b, a in self.batches[side] if upto is None or b < upto]
 
     def outputs(self, side: int, upto: int | None = None) -> NDArray:
-        """The last ``cap`` outputs of input ``side`` in the batches numbered below ``upto``."""
-        return np.concatenate(self.arrays(side, upto))[-self.cap:]
+        """The last ``cap`` outputs of input ``side`` in the batches numbered below ``upto`` (only the batches that
+        hold them are copied)."""
+        tail: list[NDArray] = []
+        need = self.cap
+        for a in reversed(self.arrays(side, upto)):
+            tail.append(a)
+            need -= len(a)
+            if need <= 0:
+                break
+        return np.concatenate(tail[::-1])[-self.cap:]
 
 
 @dataclass(frozen=True)
