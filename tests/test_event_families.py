@@ -110,6 +110,33 @@ def test_cells_of_scalar_outputs_from_the_shared_sorts_are_the_same_cells():
                                       np.bincount(part.cells(half), minlength=part.n_cells))
 
 
+def test_cells_the_fit_gives_the_selection_rows_are_their_cells():
+    """The search counts the selection halves' cells from the fit's own features and groups: the codes
+    ``part.cells`` gives each half, with a discrete part of many groups, a rare group (pooled in the last one), NaN and
+    infinities among the continuous values; and the continuous feature is the sum with each NaN taken as +inf."""
+    from dpverify.statistical.cells import CellPartition, fit_cells_and_codes
+    rng = np.random.default_rng(8)
+
+    def rows(shift: float) -> np.ndarray:
+        n = 20_000
+        codes = rng.integers(0, 4, size=(n, 2)).astype(np.float64)
+        codes[::997, 0] = 9.0                                    # a rare discrete part
+        vals = rng.laplace(shift, 1.0, size=(n, 3))
+        vals[::101, 1], vals[::211, 2], vals[::307, 0] = np.nan, -np.inf, np.inf
+        return np.column_stack([codes, vals])
+
+    a, b = rows(0.0), rows(0.4)
+    part, codes = fit_cells_and_codes(a, b)
+    assert part.discrete == (0, 1) and codes is not None and len(part.edges) > 2
+    np.testing.assert_array_equal(codes[:len(a)], part.cells(a))
+    np.testing.assert_array_equal(codes[len(a):], part.cells(b))
+    v = np.where(np.isnan(a[:, 2:]), np.inf, a[:, 2:])
+    with np.errstate(invalid="ignore"):
+        ref = v.sum(axis=1)
+    np.testing.assert_array_equal(part.feature(a), np.where(np.isnan(ref), np.inf, ref))
+    assert isinstance(part, CellPartition)
+
+
 def test_scoring_columns_are_the_column_features_values():
     """The search counts a column's chosen events on contiguous copies of the scoring halves' columns: the values
     :class:`Column` gives (NaN as +inf, integers as float64), column by column."""

@@ -34,8 +34,8 @@ from scipy import special
 
 from dpverify.statistical.atoms import row_hashes
 
-__all__ = ["CellPartition", "CellSetEvent", "ProductRatioScore", "fit_cells", "fit_product_ratio",
-           "split_columns", "tail_ranks"]
+__all__ = ["CellPartition", "CellSetEvent", "ProductRatioScore", "fit_cells", "fit_cells_and_codes",
+           "fit_product_ratio", "split_columns", "tail_ranks"]
 
 #: a column with at most this many distinct values in the probe is part of the discrete part
 DISCRETE_VALUES = 16
@@ -85,7 +85,8 @@ class CellPartition:
         rows = rows.reshape(len(rows), -1)
         if not self.continuous:
             return np.zeros(len(rows))
-        v = _finite(rows[:, list(self.continuous)])
+        # NaN as +inf: a row with a NaN sums to NaN (or to inf), which becomes +inf -- as if each NaN were +inf first
+        v = np.asarray(rows[:, list(self.continuous)], dtype=np.float64)
         with np.errstate(invalid="ignore"):
             s = v.sum(axis=1)
         return np.where(np.isnan(s), np.inf, s)
@@ -110,9 +111,12 @@ class CellPartition:
         f = self.feature(rows)
         if len(self.edges) == 1:                       # one group (no discrete part): the bins of the feature
             return np.searchsorted(np.asarray(self.edges[0]), f, "right").astype(np.intp, copy=False)
-        g = self.group_of(rows)
+        return self.cells_of(f, self.group_of(rows))
+
+    def cells_of(self, f: NDArray, g: NDArray) -> NDArray[np.intp]:
+        """The cells of rows whose continuous feature is ``f`` and group ``g`` (:meth:`feature`, :meth:`group_of`)."""
         offsets = self.offsets()
-        out = np.empty(len(rows), dtype=np.intp)
+        out = np.empty(len(f), dtype=np.intp)
         for k, e in enumerate(self.edges):
             m = g == k
             if m.any():
@@ -248,6 +252,15 @@ def fit_cells(sel0: NDArray, sel1: NDArray, pooled: NDArray | None = None) -> Ce
     continuous part (the outcome unions cover discrete outputs).  ``pooled``: for scalar outputs, their values
     (NaN as +inf) of both halves already sorted (an event search's), used instead of sorting them again when they
     have no discrete part."""
+    fitted = fit_cells_and_codes(sel0, sel1, pooled)
+    return None if fitted is None else fitted[0]
+
+
+def fit_cells_and_codes(sel0: NDArray, sel1: NDArray,
+                        pooled: NDArray | None = None) -> tuple[CellPartition, NDArray[np.intp] | None] | None:
+    """:func:`fit_cells` and the cells of the rows of ``sel0`` then ``sel1`` (what :meth:`CellPartition.cells`
+    gives them, from the features and groups the fit computed anyway; ``None`` for a partition of one group, whose
+    cells are bins of the feature alone)."""
     rows = np.concatenate([sel0, sel1]).reshape(len(sel0) + len(sel1), -1)
     probe = rows[:: max(1, len(rows) // 20_000)]
     disc, cont = split_columns(probe)
@@ -272,7 +285,8 @@ def fit_cells(sel0: NDArray, sel1: NDArray, pooled: NDArray | None = None) -> Ce
     for k in range(len(groups) + 1):
         fk = pooled if pooled is not None and not disc else np.sort(f[gid == k])
         edges.append(_edges(fk, int(np.clip(len(fk) // PER_BIN, 1, MAX_BINS))))
-    return CellPartition(disc, cont, tuple(groups), tuple(edges), tuple(labels))
+    part = CellPartition(disc, cont, tuple(groups), tuple(edges), tuple(labels))
+    return part, (part.cells_of(f, gid) if len(edges) > 1 else None)
 
 
 @dataclass(frozen=True)

@@ -35,8 +35,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 from dpverify.statistical.atoms import HashSetEvent, repeated_hashes
-from dpverify.statistical.cells import (CellSetEvent, ProductRatioScore, bin_counts, fit_cells, fit_product_ratio,
-                                       nan_start, sorted_distinct, tail_ranks)
+from dpverify.statistical.cells import (CellSetEvent, ProductRatioScore, bin_counts, fit_cells_and_codes,
+                                       fit_product_ratio, nan_start, sorted_distinct, tail_ranks)
 from dpverify.statistical.stats import epsilon_lower_bound, wilson_lower, wilson_upper
 from dpverify.execution.sampling import single_threaded_libraries
 from dpverify.statistical.columns import MAX_COLUMNS, SortedColumns
@@ -361,15 +361,18 @@ def _cell_unions(halves: tuple[NDArray, NDArray, NDArray, NDArray], search: Cand
     unions: the estimated level sets of the privacy loss for scalar and mixed discrete/continuous outputs.
     ``scalar``: the column store of scalar outputs (the values as column 0): the partition's quantiles and the
     selection halves' cell counts come from its sorts instead of sorts and binary searches of their own."""
-    part = fit_cells(halves[0], halves[1], None if scalar is None else scalar.pooled(0))
-    if part is None or part.n_cells < 2:
+    fitted = fit_cells_and_codes(halves[0], halves[1], None if scalar is None else scalar.pooled(0))
+    if fitted is None or fitted[0].n_cells < 2:
         return
+    part, sel_codes = fitted
     m = part.n_cells
     if scalar is not None and not part.discrete:          # one group: the cells are bins of the value itself
         counts = [bin_counts(a, np.asarray(part.edges[0]), m) for a in scalar(0)]
-        counts += [np.bincount(part.cells(h), minlength=m) for h in halves[2:]]
+    elif sel_codes is not None:                           # the fit's own cells of the selection halves
+        counts = [np.bincount(c, minlength=m) for c in (sel_codes[:len(halves[0])], sel_codes[len(halves[0]):])]
     else:
-        counts = [np.bincount(part.cells(h), minlength=m) for h in halves]
+        counts = [np.bincount(part.cells(h), minlength=m) for h in halves[:2]]
+    counts += [np.bincount(part.cells(h), minlength=m) for h in halves[2:]]
 
     def make(idx: NDArray) -> Event:
         return CellSetEvent(part, tuple(int(c) for c in idx))
