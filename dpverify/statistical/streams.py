@@ -252,10 +252,11 @@ class Streams:
     def moved(self) -> bool:
         return bool(self.lanes)
 
-    def _gather(self, method: str, *args: Any) -> list[Any]:
-        """``method(*args)`` on every worker lane, results merged in pair order."""
-        return self._received([f.result() for f in [lane.submit(_call, self.token, method, *args)
-                                                    for lane in self.lanes]])
+    def _submit(self, method: str, *args: Any) -> Callable[[], list[Any]]:
+        """``method(*args)`` sent to every worker lane now; the returned function waits for the results and merges
+        them in pair order (:meth:`_received`)."""
+        futures = [lane.submit(_call, self.token, method, *args) for lane in self.lanes]
+        return lambda: self._received([f.result() for f in futures])
 
     def maybe_move(self, vectors: bool) -> None:
         """Send the lanes to the pool's workers if this process has spent :data:`LANE_SECONDS` on them and the pool
@@ -282,9 +283,7 @@ class Streams:
         returned function is called; that function gives the pairs' :class:`Drawn` in pair order and raises the
         first pair's error.  Batches are drawn in the order sent (a lane runs its calls in order)."""
         if self.local is None:
-            futures = [lane.submit(_call, self.token, "draw", b, m, bets, check_distinct, expected)
-                       for lane in self.lanes]
-            return lambda: self._received([f.result() for f in futures])
+            return self._submit("draw", b, m, bets, check_distinct, expected)
         return lambda: self._draw_here(b, m, bets, check_distinct, expected)
 
     def _draw_here(self, b: int, m: int, bets: dict[int, list[tuple[int, Any]]], check_distinct: bool,
@@ -314,7 +313,7 @@ class Streams:
         """Checkpoint ``k``'s search of every pair on its stream so far, in pair order."""
         args = (k, n_test, z, delta, float_bits, nan_outcome, families)
         if self.local is None:
-            return self._gather("search", *args)
+            return self._submit("search", *args)()
         t0 = time.perf_counter()
         if self.pool.remote and self.n_pairs > 1:
             jobs = self.local.jobs(*args)
