@@ -434,7 +434,8 @@ def test_cell_set_event_by_comparisons_equals_the_lookup_table():
 
 def test_product_ratio_score_bins_few_edges_as_searchsorted_does():
     """Coordinates with few edges are binned by comparisons; the score equals the binary-search binning's (bits,
-    small integers with NaN and inf, a continuous coordinate; deterministic)."""
+    small integers with NaN and inf, a continuous coordinate, one with more edges than FEW_EDGES and NaNs;
+    deterministic)."""
     from dpverify.statistical.cells import FEW_EDGES, ProductRatioScore, _finite
 
     rng = np.random.default_rng(13)
@@ -443,14 +444,17 @@ def test_product_ratio_score_bins_few_edges_as_searchsorted_does():
     small[rng.random(4000) < 0.02] = np.nan
     small[rng.random(4000) < 0.02] = -np.inf
     cont = rng.normal(size=4000)
-    rows = np.column_stack([bits, small, cont])
+    wide = rng.normal(size=4000)
+    wide[::37] = np.nan
+    rows = np.column_stack([bits, small, cont, wide])
     edges = ((0.0, np.nextafter(0.0, 1.0), 1.0, np.nextafter(1.0, 2.0)), (-1.0, 0.0, 1.0, 2.0, 2.5),
-             tuple(float(t) for t in np.linspace(-2, 2, 15)))
-    assert len(edges[0]) <= FEW_EDGES and len(edges[1]) <= FEW_EDGES < len(edges[2])
+             tuple(float(t) for t in np.linspace(-2, 2, 15)),
+             tuple(float(t) for t in np.linspace(-2, 2, FEW_EDGES + 10)))
+    assert max(len(e) for e in edges[:3]) <= FEW_EDGES < len(edges[3])
     ratios = tuple(tuple(float(x) for x in rng.normal(size=len(e) + 1)) for e in edges)
-    score = ProductRatioScore((0, 1, 2), edges, ratios)
+    score = ProductRatioScore((0, 1, 2, 3), edges, ratios)
     expected = sum(np.asarray(r)[np.searchsorted(np.asarray(e), _finite(rows[:, j]), "right")]
-                   for j, e, r in zip(range(3), edges, ratios))
+                   for j, e, r in zip(range(4), edges, ratios))
     assert np.array_equal(score(rows), expected)
     # one-byte integer outputs (RAPPOR's bits, int8 counts) are binned by a table of every value of their type
     for dtype in (np.int8, np.uint8, np.bool_):

@@ -171,8 +171,9 @@ class CellSetEvent:
 
 #: a one-group :class:`CellSetEvent` of at most this many runs of consecutive cells is counted by comparisons
 MAX_RUNS = 4
-#: a :class:`ProductRatioScore` coordinate with at most this many bin edges is binned by comparisons
-FEW_EDGES = 6
+#: a :class:`ProductRatioScore` coordinate with at most this many bin edges is binned by comparisons, one pass per
+#: edge into a one-byte count (107,000 values into 16 edges: 0.3 ms, against 3.4 ms for a binary search per value)
+FEW_EDGES = 64
 
 
 def nan_start(values_sorted: NDArray) -> int:
@@ -307,7 +308,9 @@ class ProductRatioScore:
         rows = np.asarray(out).reshape(len(out), -1)
         s = np.zeros(len(rows))
         small_ints = rows.dtype.kind in "biu" and rows.dtype.itemsize == 1
-        for j, e, r in zip(self.columns, self.edges, self.ratios):
+        # the used columns as float64, each contiguous (a column of a row-major output is a strided view)
+        cols = None if small_ints else np.ascontiguousarray(rows[:, list(self.columns)].T, dtype=np.float64)
+        for i, (j, e, r) in enumerate(zip(self.columns, self.edges, self.ratios)):
             if small_ints:
                 # every value of the column's type has its bin in a table (searchsorted "right" of the values, as
                 # for any other column): one lookup per output
@@ -316,11 +319,13 @@ class ProductRatioScore:
                 bins = np.searchsorted(np.asarray(e), np.arange(lo, hi + 1, dtype=np.float64), "right")
                 s += np.asarray(r)[bins][rows[:, j].astype(np.intp) - lo]
                 continue
-            v = _finite(rows[:, j])
+            v = cols[i]
+            if np.isnan(v).any():
+                v = np.where(np.isnan(v), np.inf, v)
             if len(e) <= FEW_EDGES:
-                # a discrete coordinate (a bit, a flag): the bin is the number of edges <= v, as searchsorted
-                # "right" gives it, counted by a comparison per edge instead of a binary search per output
-                idx = np.zeros(len(v), dtype=np.intp)
+                # the bin is the number of edges <= v, as searchsorted "right" gives it, counted by a comparison per
+                # edge instead of a binary search per output
+                idx = np.zeros(len(v), dtype=np.uint8)
                 for t in e:
                     idx += v >= t
             else:
