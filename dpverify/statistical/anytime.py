@@ -89,6 +89,7 @@ from dpverify.statistical.result import (REPRODUCIBLE_NOTE, EventTest, LibraryTi
                                          trailing_notes, witness_text)
 from dpverify.statistical.betting import (BOUND_WEIGHT, GRID_BELOW, LAMBDA_CAP, Bet, bet_growth, play, shrunk, tiers,
                                           wealth_grid)
+from dpverify.statistical.search import SearchSettings
 from dpverify.statistical.streams import Drawn, Found, Streams
 
 __all__ = ["AnytimeResult", "Round", "audit_anytime", "stream_plan"]
@@ -340,6 +341,7 @@ def audit_anytime(
     cap_a, cap_b = LAMBDA_CAP / (math.exp(epsilon) + delta), LAMBDA_CAP / (math.exp(eps_max) + delta)
     c_grid = np.exp(grid)
     threshold = math.log(1.0 / alpha)
+    z = math.sqrt(2.0 * math.log(1.0 / alpha))                  # the searches rank for the projected bound at z
     # log wealth of the two tiers over the grid at the start of the current epoch; the claim tier exists below eps
     wealth_a = np.where(below, math.log1p(-BOUND_WEIGHT), -np.inf)
     wealth_b = np.full(len(grid), math.log(BOUND_WEIGHT))
@@ -389,8 +391,8 @@ def audit_anytime(
                     epoch_search = min(position, search_samples)
                     epoch_budget, epoch_used = ends[k] - position, 0
                     streams.maybe_move(vectors=bool(signature is not None and signature.shape))
-                    found = streams.search(k, max(ends[k] - position, 1000), math.sqrt(2.0 * math.log(1.0 / alpha)),
-                                           delta, float_bits, nan_policy == "outcome", event_families)
+                    found = streams.search(k, SearchSettings(max(ends[k] - position, 1000), z, delta, float_bits,
+                                                             nan_policy == "outcome", event_families))
                     kinds.update(f.kind for f in found)
                     bets = _choose(found, finalists, epsilon, delta, cap_a, grid)
                     if not bets:

@@ -43,7 +43,7 @@ from dpverify.statistical.contract import (
 from dpverify._validation import check_count, check_real, root_entropy
 from dpverify.errors import InputError, MechanismError
 from dpverify.statistical.atoms import row_hashes
-from dpverify.statistical.search import Candidate, EventFamily, atom_candidates, rank_candidates, search_events
+from dpverify.statistical.search import Candidate, EventFamily, SearchSettings, atom_candidates, rank_candidates
 from dpverify.neighbours import Pair, as_pairs
 from dpverify.statistical.privacy_loss import loss_histogram
 from dpverify.statistical.result import REPRODUCIBLE_NOTE, AuditResult, EventTest, LibraryTiming, Witness
@@ -59,7 +59,6 @@ from dpverify.execution.sampling import (
     Task,
     batch_sizes,
     WorkerPool,
-    single_threaded_libraries,
     resolve_workers,
     run_batch,
 )
@@ -127,14 +126,9 @@ class _PairSearch:
     tasks: tuple[Task, ...]
     pair_index: int
     expected: Signature | None
-    n_test: int
-    z: float
-    delta: float
-    float_bits: bool
-    nan_outcome: bool
+    settings: SearchSettings
     entropy: int
     sweep: tuple[Task, ...] = ()
-    families: tuple[EventFamily, ...] = ()
 
     @property
     def n(self) -> int:
@@ -166,14 +160,12 @@ def _search_pair(job: _PairSearch, run: Callable[[Sequence[Task]], list[BatchOut
                            f"pair {job.pair_index} ('{job.tasks[0].pair_label}')")
     o0, o1 = (np.concatenate(grouped[(job.pair_index, side)]) for side in (0, 1))
     rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence(job.entropy, spawn_key=(2, job.pair_index))))
-    with single_threaded_libraries():
-        found, scored, kind = search_events(o0, o1, n_test=job.n_test, z=job.z, delta=job.delta,
-                                            float_bits=job.float_bits, nan_outcome=job.nan_outcome, rng=rng,
-                                            families=job.families)
+    found, scored, kind = job.settings.run(o0, o1, rng)
     if job.sweep:
         swept, _ = _grouped(job.sweep, results[len(job.tasks):], signature)
         h0, h1 = (np.concatenate(swept[(job.pair_index, side)]) for side in (0, 1))
-        found = found + atom_candidates(h0, h1, job.n_test, job.z, job.delta, _examples(o0, o1))
+        cfg = job.settings
+        found = found + atom_candidates(h0, h1, cfg.n_test, cfg.z, cfg.delta, _examples(o0, o1))
     return _PairFound(found, scored, kind, loss_histogram(o0, o1), signature,
                       BatchTiming.total(r.timing for r in results))
 
@@ -288,12 +280,13 @@ def search_phase(mechanism: Mechanism, pair_list: Sequence[Pair], *, search_samp
     signature: Signature | None = None
     histograms: dict[int, dict[str, Any] | None] = {}
 
+    settings = SearchSettings(samples, z, delta, float_bits, nan_policy == "outcome", tuple(event_families))
+
     def job(i: int, expected: Signature | None) -> _PairSearch:
         return _PairSearch(_pair_tasks(mechanism, pair_list[i], i, search_samples, batch_size, entropy,
-                                       nan_policy, SEARCH_PHASE), i, expected, samples, z, delta, float_bits,
-                           nan_policy == "outcome", entropy,
+                                       nan_policy, SEARCH_PHASE), i, expected, settings, entropy,
                            _pair_tasks(mechanism, pair_list[i], i, n_sweep, batch_size, entropy, nan_policy,
-                                       SWEEP_PHASE) if n_sweep else (), event_families)
+                                       SWEEP_PHASE) if n_sweep else ())
 
     side_by_side = len(pair_list) > 1 and (pool.workers > 1 or pool.remote)
     if side_by_side and vectors and not pool.started:

@@ -485,6 +485,26 @@ class SearchInput:
 EventFamily = Callable[[SearchInput, CandidateSearch], None]
 
 
+@dataclass(frozen=True)
+class SearchSettings:
+    """What one pair's event search needs besides its outputs and generator (picklable: searches run on workers):
+    the test samples its candidates are ranked for, the normal quantile, δ, and the options of
+    :func:`search_events`."""
+
+    n_test: int
+    z: float
+    delta: float
+    float_bits: bool = False
+    nan_outcome: bool = False
+    families: tuple[EventFamily, ...] = ()
+
+    def run(self, o0: NDArray, o1: NDArray, rng: np.random.Generator) -> tuple[list[Candidate], int, str]:
+        """:func:`search_events` with these settings, the libraries' thread pools on one thread."""
+        with single_threaded_libraries():
+            return search_events(o0, o1, n_test=self.n_test, z=self.z, delta=self.delta, float_bits=self.float_bits,
+                                 nan_outcome=self.nan_outcome, rng=rng, families=self.families)
+
+
 def feature_events(feature: Feature, data: SearchInput, search: CandidateSearch) -> None:
     """The threshold, interval, two-sided tail and point-mass events of a scalar ``feature`` (an object with
     ``name`` and ``__call__(outputs) -> values``; :mod:`dpverify.statistical.features`), as the built-in

@@ -37,7 +37,7 @@ from dpverify.execution.sampling import (TEST_PHASE, BatchOutput, BatchTiming, S
                                          single_threaded_libraries)
 from dpverify.neighbours import Pair
 from dpverify.statistical.contract import check_batches_distinct
-from dpverify.statistical.search import Candidate, search_events
+from dpverify.statistical.search import Candidate, SearchSettings
 
 __all__ = ["PairStream", "StreamLane", "Streams", "Drawn", "Found", "StreamSearch", "joint_counts", "search_stream",
            "LANE_SECONDS"]
@@ -72,13 +72,8 @@ class StreamSearch:
     o1: NDArray
     pair_index: int
     checkpoint: int
-    n_test: int
-    z: float
-    delta: float
-    float_bits: bool
-    nan_outcome: bool
+    settings: SearchSettings
     entropy: int
-    families: tuple[Any, ...]
 
     @property
     def n(self) -> int:
@@ -100,10 +95,7 @@ def search_stream(job: StreamSearch) -> Found:
     """:func:`search_events` on the job's outputs, with the pair's own generator for this checkpoint."""
     rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence(
         job.entropy, spawn_key=(STREAM_SEARCH, job.checkpoint, job.pair_index))))
-    with single_threaded_libraries():
-        found, _, kind = search_events(job.o0, job.o1, n_test=job.n_test, z=job.z, delta=job.delta,
-                                       float_bits=job.float_bits, nan_outcome=job.nan_outcome, rng=rng,
-                                       families=job.families)
+    found, _, kind = job.settings.run(job.o0, job.o1, rng)
     return Found(found, kind, len(job.o0) - len(job.o0) // 2)
 
 
@@ -204,15 +196,14 @@ class StreamLane:
                 out[i] = Drawn(error=exc)
         return out
 
-    def jobs(self, k: int, n_test: int, z: float, delta: float, float_bits: bool, nan_outcome: bool,
-             families: tuple[Any, ...]) -> dict[int, StreamSearch]:
+    def jobs(self, k: int, settings: SearchSettings) -> dict[int, StreamSearch]:
         """Checkpoint ``k``'s search of every pair of the lane, on its stream so far."""
-        return {i: StreamSearch(s.outputs(0), s.outputs(1), i, k, n_test, z, delta, float_bits, nan_outcome,
-                                self.entropy, families) for i, s in self.streams.items()}
+        return {i: StreamSearch(s.outputs(0), s.outputs(1), i, k, settings, self.entropy)
+                for i, s in self.streams.items()}
 
-    def search(self, *args: Any) -> dict[int, Found]:
-        """Checkpoint ``args[0]``'s search of every pair of the lane (:meth:`jobs`' arguments)."""
-        return {i: search_stream(j) for i, j in self.jobs(*args).items()}
+    def search(self, k: int, settings: SearchSettings) -> dict[int, Found]:
+        """Checkpoint ``k``'s search of every pair of the lane."""
+        return {i: search_stream(j) for i, j in self.jobs(k, settings).items()}
 
     def outputs(self, i: int, upto: int) -> tuple[NDArray, NDArray] | None:
         """Pair ``i``'s last outputs per input in the batches numbered below ``upto`` (``None`` without any)."""
@@ -308,18 +299,16 @@ class Streams:
                 raise d.error.with_traceback(None)
         return got
 
-    def search(self, k: int, n_test: int, z: float, delta: float, float_bits: bool, nan_outcome: bool,
-               families: tuple[Any, ...]) -> list[Found]:
+    def search(self, k: int, settings: SearchSettings) -> list[Found]:
         """Checkpoint ``k``'s search of every pair on its stream so far, in pair order."""
-        args = (k, n_test, z, delta, float_bits, nan_outcome, families)
         if self.local is None:
-            return self._submit("search", *args)()
+            return self._submit("search", k, settings)()
         t0 = time.perf_counter()
         if self.pool.remote and self.n_pairs > 1:
-            jobs = self.local.jobs(*args)
+            jobs = self.local.jobs(k, settings)
             found = self.pool.run([jobs[i] for i in range(self.n_pairs)], fn=search_stream)
         else:
-            got = self.local.search(*args)
+            got = self.local.search(k, settings)
             found = [got[i] for i in range(self.n_pairs)]
         self.spent += time.perf_counter() - t0
         return found
