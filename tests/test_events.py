@@ -165,10 +165,11 @@ print("ok")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr
 
-@pytest.mark.parametrize("kind", ["narrow", "negative", "wide", "two-columns", "absent", "int8"])
+@pytest.mark.parametrize("kind", ["narrow", "negative", "wide", "two-columns", "absent", "int8", "many-keys"])
 def test_rows_in_by_table_lookup_equals_isin(kind: str) -> None:
     """rows_in looks an event's column values up in a table when they span few integers, by binary search
-    otherwise: the same membership as ``np.isin`` of the row keys either way."""
+    otherwise, and the rows' combined keys up in a table when they are few: the same membership as ``np.isin`` of
+    the row keys either way (one column, several, more keys than the table holds)."""
     from dpverify.statistical import events as E
     rng = np.random.default_rng(4)
     out = rng.integers(0, 12, size=(5000, 1))
@@ -185,4 +186,7 @@ def test_rows_in_by_table_lookup_equals_isin(kind: str) -> None:
         sub = np.array([[20], [30]])
     elif kind == "int8":
         out, sub = out.astype(np.int8), sub.astype(np.int8)
+    elif kind == "many-keys":        # three columns of 100 outcome values: more keys than a table holds
+        out = rng.integers(0, 120, size=(5000, 3))
+        sub = np.vstack([out[:300], rng.integers(0, 100, size=(200, 3))])
     np.testing.assert_array_equal(rows_in(out, sub), np.isin(row_keys(out), row_keys(sub)))

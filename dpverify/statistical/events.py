@@ -222,6 +222,13 @@ def rows_in(out: NDArray, outcomes: NDArray) -> NDArray[np.bool_]:
         key = key * card + idx
         okey = okey * card + np.searchsorted(values, obits[:, j])
         size *= card
+    if bits.shape[1] == 1:            # one column: its value is one of the outcomes' exactly when it was found
+        return hit
+    if size <= _LOOKUP_SPAN:          # the keys' range is small: a table of the outcomes' keys (no sort)
+        table = np.zeros(size, dtype=bool)
+        table[okey] = True
+        hit[hit] = table[key[hit]]
+        return hit
     hit[hit] = np.isin(key[hit], okey)
     return hit
 
