@@ -52,7 +52,8 @@ class GeoSample:
     """DP-Sniper's ``TruncatedGeometricMechanism(eps=0.1, n=5)``: a count ``c ∈ {0..n}`` in, a count out.
 
     DP-Sniper draws ``u = randint(1, d + 1)`` and returns the smallest ``z`` with ``F[z] ≥ u`` (a float array);
-    here ``u = rng.integers(1, d + 1)`` and ``z = searchsorted(F, u, side="left")``, the same index.  Output float64
+    here ``u = rng.integers(1, d + 1)`` and ``z = searchsorted(F, u, side="left")`` (counted by comparisons), the same
+    index.  Output float64
     ``(n,)`` like DP-Sniper's."""
 
     epsilon: float = 0.1
@@ -70,4 +71,9 @@ class GeoSample:
             raise ValueError(f"GeoSample: count {c} outside [0, {self.n_max}]")
         f = geosample_cdf(c, self.epsilon, self.n_max)
         u = rng.integers(1, int(f[-1]) + 1, size=n)
-        return np.searchsorted(f, u, side="left").astype(np.float64)
+        # searchsorted(f, u, "left"), the number of F values below u, counted by one comparison pass per value
+        # (a dozen times as fast on these six values as a binary search per draw)
+        z = np.zeros(n, dtype=np.uint8)
+        for t in f[:-1]:                  # u <= F(n) = d: the last value never counts
+            z += u > t
+        return z.astype(np.float64)

@@ -99,6 +99,9 @@ def test_geosample_matches_dpsniper_definition():
         for idx in reversed(range(0, 6)):
             z[f[idx] >= u] = idx
         assert np.array_equal(z, np.searchsorted(f, u, side="left"))
+        # the sampler counts that index by comparisons: the same outputs as searchsorted on the same draws
+        draws = np.random.default_rng(7).integers(1, int(f[-1]) + 1, size=10_000)
+        assert np.array_equal(mech(c, 10_000, np.random.default_rng(7)), np.searchsorted(f, draws, side="left"))
     # exact law: the largest log ratio over neighbouring counts is ln(1 + 2^-k) = ln(9/8)
     pmfs = [dm.geosample_pmf(c) for c in range(6)]
     worst = max(abs(math.log(a / b)) for c in range(5) for a, b in zip(pmfs[c], pmfs[c + 1]))
