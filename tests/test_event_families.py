@@ -135,6 +135,10 @@ def test_cells_the_fit_gives_the_selection_rows_are_their_cells():
         ref = v.sum(axis=1)
     np.testing.assert_array_equal(part.feature(a), np.where(np.isnan(ref), np.inf, ref))
     assert isinstance(part, CellPartition)
+    # continuous columns only: one group, whose cells the fit gives as well
+    one, codes = fit_cells_and_codes(a[:, 2:], b[:, 2:])
+    assert not one.discrete and len(one.edges) == 1
+    np.testing.assert_array_equal(codes, np.concatenate([one.cells(a[:, 2:]), one.cells(b[:, 2:])]))
 
 
 def test_scoring_columns_are_the_column_features_values():

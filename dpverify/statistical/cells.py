@@ -260,8 +260,8 @@ def fit_cells(sel0: NDArray, sel1: NDArray, pooled: NDArray | None = None) -> Ce
 def fit_cells_and_codes(sel0: NDArray, sel1: NDArray,
                         pooled: NDArray | None = None) -> tuple[CellPartition, NDArray[np.intp] | None] | None:
     """:func:`fit_cells` and the cells of the rows of ``sel0`` then ``sel1`` (what :meth:`CellPartition.cells`
-    gives them, from the features and groups the fit computed anyway; ``None`` for a partition of one group, whose
-    cells are bins of the feature alone)."""
+    gives them, from the features and groups the fit computed anyway; ``None`` when the fit used ``pooled``, whose
+    caller counts the cells on its sorted values instead)."""
     rows = np.concatenate([sel0, sel1]).reshape(len(sel0) + len(sel1), -1)
     probe = rows[:: max(1, len(rows) // 20_000)]
     disc, cont = split_columns(probe)
@@ -282,12 +282,17 @@ def fit_cells_and_codes(sel0: NDArray, sel1: NDArray,
         pos[keep] = np.arange(len(keep))
         gid = pos[inverse.ravel()]
     f = CellPartition(disc, cont, tuple(groups), ((),) * (len(groups) + 1)).feature(rows)
+    use_pooled = pooled is not None and not disc
     edges = []
     for k in range(len(groups) + 1):
-        fk = pooled if pooled is not None and not disc else np.sort(f[gid == k])
+        fk = pooled if use_pooled else np.sort(f[gid == k])
         edges.append(_edges(fk, int(np.clip(len(fk) // PER_BIN, 1, MAX_BINS))))
     part = CellPartition(disc, cont, tuple(groups), tuple(edges), tuple(labels))
-    return part, (part.cells_of(f, gid) if len(edges) > 1 else None)
+    if use_pooled:
+        return part, None
+    if len(edges) == 1:                                   # one group: the bins of the feature, as cells() gives them
+        return part, np.searchsorted(np.asarray(edges[0]), f, "right").astype(np.intp, copy=False)
+    return part, part.cells_of(f, gid)
 
 
 @dataclass(frozen=True)

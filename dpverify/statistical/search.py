@@ -366,12 +366,10 @@ def _cell_unions(halves: tuple[NDArray, NDArray, NDArray, NDArray], search: Cand
         return
     part, sel_codes = fitted
     m = part.n_cells
-    if scalar is not None and not part.discrete:          # one group: the cells are bins of the value itself
+    if sel_codes is None:                                 # fitted on the store's sorts: bins of the value itself
         counts = [bin_counts(a, np.asarray(part.edges[0]), m) for a in scalar(0)]
-    elif sel_codes is not None:                           # the fit's own cells of the selection halves
+    else:                                                 # the fit's own cells of the selection halves
         counts = [np.bincount(c, minlength=m) for c in (sel_codes[:len(halves[0])], sel_codes[len(halves[0]):])]
-    else:
-        counts = [np.bincount(part.cells(h), minlength=m) for h in halves[:2]]
     counts += [np.bincount(part.cells(h), minlength=m) for h in halves[2:]]
 
     def make(idx: NDArray) -> Event:
