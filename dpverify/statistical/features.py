@@ -71,27 +71,38 @@ class Statistic:
 
     def __call__(self, out: NDArray) -> NDArray[np.float64]:
         a = np.asarray(out)
-        if a.dtype.kind in "biu" and a.dtype.itemsize <= 4 and self.kind in ("sum", "max", "min", "argmax"):
+        if a.ndim != 2 or self.kind not in ("sum", "max", "min", "argmax"):
+            return self._of_rows(out)
+        if a.dtype.kind in "biu" and a.dtype.itemsize <= 4:
             # small integers: the statistic of the integers, then float64 -- the same values (the conversion is
-            # exact and monotone, and a row's sum stays far below 2**53) without converting every entry first
-            if a.ndim != 2:
-                return self._of_rows(a)
+            # exact and monotone, and a row's sum stays far below 2**53) without converting every entry first;
             # on the columns of a transposed copy: numpy reduces long contiguous columns 3-8 times as fast as
             # many rows of a few entries (exact for integers, whatever the order)
             cols = np.ascontiguousarray(a.T)
             if self.kind == "sum":
                 return cols.sum(axis=0, dtype=np.int64).astype(np.float64)
-            if self.kind == "argmax" and cols.shape[0] > 32:
-                return a.argmax(axis=1).astype(np.float64)
-            if self.kind == "argmax":
-                top = cols.max(axis=0)
-                first = np.zeros(len(a), dtype=np.intp)
-                for j in range(cols.shape[0] - 1, 0, -1):      # the first column holding the maximum wins
-                    first[cols[j] == top] = j
-                first[cols[0] == top] = 0
-                return first.astype(np.float64)
-            return (cols.max(axis=0) if self.kind == "max" else cols.min(axis=0)).astype(np.float64)
-        return self._of_rows(out)
+            return self._by_columns(a, cols).astype(np.float64)
+        if self.kind == "sum":
+            return self._of_rows(out)           # floats: the rows' own order of summation (numpy's pairwise sum)
+        # floats: max, min and argmax are exact in any order (NaN is +inf by then), so by columns as well
+        v = finite_view(a)
+        return self._by_columns(v, np.ascontiguousarray(v.T)).astype(np.float64, copy=False)
+
+    def _by_columns(self, a: NDArray, cols: NDArray) -> NDArray:
+        """max / min / argmax of the rows of ``a`` from ``cols``, its transposed contiguous copy (argmax: the first
+        column holding the row's maximum, as ``argmax(axis=1)``)."""
+        if self.kind == "max":
+            return cols.max(axis=0)
+        if self.kind == "min":
+            return cols.min(axis=0)
+        if cols.shape[0] > 32:
+            return a.argmax(axis=1)
+        top = cols.max(axis=0)
+        first = np.zeros(len(a), dtype=np.intp)
+        for j in range(cols.shape[0] - 1, 0, -1):      # the first column holding the maximum wins
+            first[cols[j] == top] = j
+        first[cols[0] == top] = 0
+        return first
 
     def _of_rows(self, out: NDArray) -> NDArray[np.float64]:
         v = finite_view(out)
