@@ -7,6 +7,7 @@
     python -m benchmarks.bench_dpsniper --no-dpsniper              # dpverify's half only
     python -m benchmarks.bench_dpsniper --profile all              # profile every mechanism (default: goal missed)
     python -m benchmarks.bench_dpsniper --no-profile --json R.json # no profiles; everything measured into R.json
+    python -m benchmarks.bench_dpsniper --repeat 3                 # three side-by-side runs: goal met in how many
     python -m benchmarks.bench_dpsniper --no-dpsniper --no-profile --fraction 0.1 --section dpsniper-published \
         --write docs/performance.md                                # dpverify alone against the published bounds
 
@@ -34,7 +35,9 @@ Poisson-sized samples of mean ``n_final − 4·sqrt(n_final)``, never more than 
 final estimate, and fewer in all than DP-Sniper draws (:func:`dpverify_outputs` against :func:`benchmarks.dpsniper_runner.samples_used`).
 
 Goal of issue 22, per mechanism: dpverify's ε lower bound ≥ DP-Sniper's, in ≤ 1/10 of DP-Sniper's wall time.
-Every mechanism that misses it (``--profile all``: every one; ``--no-profile``: none) is then audited again, same
+With ``--repeat K`` the side-by-side run is made K times (dpverify's half, then DP-Sniper's, each time): the main
+table is the first run's, a second one (:mod:`benchmarks.dpsniper_repeats`) says per mechanism in how many runs the
+goal was met and how far each figure moved.  Every mechanism that misses it in some run (``--profile all``: every one; ``--no-profile``: none) is then audited again, same
 budget and seed, in one process under cProfile (:mod:`benchmarks.profiling`): the section says where dpverify's time
 goes on it, which phase dominates how often, and the *sampling floor*, the CPU seconds of the mechanism's own code
 for dpverify's outputs, against DP-Sniper's time (above ``WORKERS / SPEED_GOAL`` of it the goal is out of reach at
@@ -56,6 +59,7 @@ from typing import Any, Callable, Iterable
 import numpy as np
 
 from benchmarks import dpsniper_runner as runner
+from benchmarks.dpsniper_repeats import repeat_table
 from benchmarks.peer_runner import floats, json_objects, run_runner
 from benchmarks.profiling import AUDIT_PHASES, Profile, dominance_sentence, profile_call
 from benchmarks.bench_graph import (LoadMeter, background_busy, bench_arguments, fmt_busy, report_header,
@@ -250,14 +254,15 @@ def ensure_venv(venv: Path, mirror: Path | None, log: Callable[[str], None] = la
 
 
 def parse_runner_output(lines: Iterable[str]) -> tuple[dict[str, dict[str, Any]], dict[str, Any] | None, bool]:
-    """``dpsniper_runner.py``'s JSON lines -> (results by mechanism name, start-up line, finished)."""
+    """``dpsniper_runner.py``'s JSON lines -> (results by mechanism name, start-up and warm-up lines merged,
+    finished)."""
     results: dict[str, dict[str, Any]] = {}
     startup, done = None, False
     for obj in json_objects(lines):
         if obj.get("done"):
             done = True
-        elif "startup_seconds" in obj:
-            startup = obj
+        elif "startup_seconds" in obj or "warmup_seconds" in obj:   # the pool's start-up, then the warm-up run
+            startup = {**(startup or {}), **obj}
         elif "name" in obj:
             results[obj["name"]] = floats(obj, ("eps_lcb", "eps", "search_eps"))
     return results, startup, done
@@ -480,9 +485,11 @@ def report(command: str, fraction: float, cfg: dict[str, Any], seed: int, names:
            dp: dict[str, dict[str, Any]], ds: dict[str, Any] | None, busy: tuple[float | None, float | None,
                                                                                   float | None],
            ds_error: str | None, venv: Path, versions: dict[str, Any] | None, smoke: bool,
-           profiles: dict[str, Profile | str] | None = None, profile_mode: str = "missed") -> str:
+           profiles: dict[str, Profile | str] | None = None, profile_mode: str = "missed",
+           repeats: list[dict[str, dict[str, Any]]] | None = None) -> str:
     """The markdown section; ``profiles``: :func:`run_profiles` of the mechanisms profiled (``profile_mode``:
-    ``"missed"``, those whose goal is FAIL; ``"all"``; ``"none"``)."""
+    ``"missed"``, those whose goal is FAIL in some run; ``"all"``; ``"none"``); ``repeats``: :func:`compare`'s rows
+    of every run when there were several (``--repeat``; the main table is the first run's)."""
     L = report_header(command, seed, busy, " and the ratios between the two tools less so")
     ds_results = {} if ds is None else ds["results"]
     rows = {n: compare(dp[n], ds_results.get(n)) for n in names if n in dp}
@@ -502,7 +509,10 @@ def report(command: str, fraction: float, cfg: dict[str, Any], seed: int, names:
               f"{WORKERS} processes, **{fraction:g} of its default budget**: n_train = n = {cfg['n_train']:,}, "
               f"n_check = {cfg['n_check']:,}, n_final = {cfg['n_final']:,} outputs per input, confidence "
               f"{cfg['confidence']:g}; its process pool's start-up "
-              f"({(ds.get('startup') or {}).get('startup_seconds', 0.0):.1f} s) is not counted; the whole DP-Sniper "
+              f"({(ds.get('startup') or {}).get('startup_seconds', 0.0):.1f} s) is not counted, nor its warm-up run of "
+              f"the first mechanism at {runner.WARMUP_FRACTION:g} of the budget "
+              f"({(ds.get('startup') or {}).get('warmup_seconds', 0.0):.1f} s: its workers' first use of the "
+              "classifier); the whole DP-Sniper "
               f"half took {ds['seconds']:.0f} s. dpverify: `dpverify.audit`, {WORKERS} workers, α = "
               f"{1 - cfg['confidence']:.2g}, {search:,} search (n_train + n_check) + {samples:,} test outputs per input for {FINALISTS} finalist (one event on one pair, as DP-Sniper's one final estimate; `ratio_test = \"{RATIO_TEST}\"`) on DP-Sniper's "
               f"pairs (both directions), every audit on one pool of {WORKERS} worker processes started before them (its "
@@ -553,6 +563,10 @@ def report(command: str, fraction: float, cfg: dict[str, Any], seed: int, names:
                f"**{n_goal} of {n_cmp}** mechanisms" + (" (smoke run)." if smoke else ".")) if n_cmp else
           f"Goal (dpverify's ε LB ≥ DP-Sniper's, in ≤ 1/{SPEED_GOAL:g} of its wall time): not evaluated, DP-Sniper did not run "
           "in this run.", ""]
+    if repeats:
+        L += [f"**Every run of the {len(repeats)}** (the table above is the first; each run is dpverify's half, then "
+              "DP-Sniper's; dpverify with the same seed in every run, DP-Sniper from fresh entropy; "
+              "`benchmarks/dpsniper_repeats.py`):", ""] + repeat_table(names, repeats, SPEED_GOAL) + [""]
     if n_pub:
         L += [f"dpverify's ε LB ≥ DP-Sniper's published bound (its reference run at the full default budget) on "
               f"**{n_above_pub} of {n_pub}** mechanisms, dpverify drawing at most {max(out_ratio):.2g} of the outputs "
@@ -671,6 +685,7 @@ def main(argv: list[str] | None = None) -> int:
     extra.add_argument("--no-profile", action="store_true")
     extra.add_argument("--json", type=Path, default=None)
     extra.add_argument("--section", default="dpsniper")
+    extra.add_argument("--repeat", type=int, default=1)
     ours, rest = extra.parse_known_args(args_list)
     profile_mode = "none" if ours.no_profile else ours.profile
     args = bench_arguments("python -m benchmarks.bench_dpsniper", __doc__,
@@ -680,6 +695,9 @@ def main(argv: list[str] | None = None) -> int:
     unknown = [n for n in names if n not in runner.DEFAULT_SET]
     if unknown:
         print(f"--only: unknown mechanism(s) {unknown}; choose from {', '.join(runner.DEFAULT_SET)}", file=sys.stderr)
+        return 2
+    if ours.repeat < 1:
+        print(f"--repeat {ours.repeat}: give the number of side-by-side runs, 1 or more", file=sys.stderr)
         return 2
     cfg = runner.scaled_config(fraction)
     command = " ".join(["python -m benchmarks.bench_dpsniper", *args_list])
@@ -691,38 +709,51 @@ def main(argv: list[str] | None = None) -> int:
     meter = LoadMeter()
     log(f"[bench_dpsniper] background load {fmt_busy(busy_before)}; {usable_cpus()} usable CPUs; fraction "
         f"{fraction:g}; dpverify half ...")
-    dp = run_dpverify(names, cfg, args.seed, log=log)
-    ds, ds_error, versions = None, None, None
-    if ours.no_dpsniper:
-        ds_error = "skipped (--no-dpsniper)."
-    else:
-        try:
-            py = ensure_venv(ours.venv, find_mirror(ours.mirror), log)
-            versions = venv_ready(ours.venv)
-            spec = {"fraction": fraction, "processes": WORKERS, "seed": args.seed, "tasks": names}
-            ds = run_dpsniper(py, spec, log)
-            ds_error = ds["error"]
-        except (VenvError, OSError) as exc:
-            ds_error = str(exc)
-    ds_results = (ds or {}).get("results", {})
-    rows = {n: compare(dp[n], ds_results.get(n)) for n in names}
-    to_profile = {"all": names, "none": [], "missed": [n for n in names if rows[n]["goal"] is False]}[profile_mode]
+    runs: list[tuple[dict[str, Any], dict[str, Any] | None, str | None]] = []
+    versions = None
+    for k in range(ours.repeat):
+        if ours.repeat > 1:
+            log(f"[bench_dpsniper] run {k + 1} of {ours.repeat}")
+        dp = run_dpverify(names, cfg, args.seed, log=log)
+        ds, ds_error = None, None
+        if ours.no_dpsniper:
+            ds_error = "skipped (--no-dpsniper)."
+        else:
+            try:
+                py = ensure_venv(ours.venv, find_mirror(ours.mirror), log)
+                versions = venv_ready(ours.venv)
+                spec = {"fraction": fraction, "processes": WORKERS, "seed": args.seed, "tasks": names}
+                ds = run_dpsniper(py, spec, log)
+                ds_error = ds["error"]
+            except (VenvError, OSError) as exc:
+                ds_error = str(exc)
+        runs.append((dp, ds, ds_error))
+    all_rows = [{n: compare(d[n], (s_ or {}).get("results", {}).get(n)) for n in names} for d, s_, _ in runs]
+    dp, ds, ds_error = runs[0]
+    rows = all_rows[0]
+    # profiled: the mechanisms that missed the goal in any run
+    missed = [n for n in names if any(r[n]["goal"] is False for r in all_rows)]
+    to_profile = {"all": names, "none": [], "missed": missed}[profile_mode]
     if to_profile:
         log(f"[bench_dpsniper] profiles (one process, cProfile) of {', '.join(to_profile)} ...")
     profiles = run_profiles(to_profile, cfg, args.seed, log)
     busy = (busy_before, meter.others(), background_busy())
     smoke = args.quick or fraction < DEFAULT_FRACTION or len(names) < len(runner.DEFAULT_SET)
     text = report(command, fraction, cfg, args.seed, names, dp, ds, busy, ds_error, ours.venv, versions, smoke,
-                  profiles, profile_mode)
+                  profiles, profile_mode, repeats=all_rows if ours.repeat > 1 else None)
     print(text)
     if args.write is not None:
         write_section(args.write, text, *markers(ours.section))
         log(f"\n[bench_dpsniper] wrote the generated section of {args.write}")
     if ours.json is not None:
-        ours.json.write_text(json.dumps(json_record(command, fraction, cfg, args.seed, dp, ds, ds_error, rows,
-                                                    profiles), indent=1, allow_nan=False) + "\n")
+        record = json_record(command, fraction, cfg, args.seed, dp, ds, ds_error, rows, profiles)
+        if ours.repeat > 1:
+            from dpverify.jsonsafe import json_clean
+            record["runs"] = json_clean([{"dpverify": d, "dpsniper": (s_ or {}).get("results", {}),
+                                          "dpsniper_error": e, "rows": r} for (d, s_, e), r in zip(runs, all_rows)])
+        ours.json.write_text(json.dumps(record, indent=1, allow_nan=False) + "\n")
         log(f"[bench_dpsniper] wrote {ours.json}")
-    return 0 if rows and all(r["goal"] for r in rows.values()) else 1
+    return 0 if rows and all(r[n]["goal"] for r in all_rows for n in names) else 1
 
 
 def json_record(command: str, fraction: float, cfg: dict[str, Any], seed: int, dp: dict[str, Any],

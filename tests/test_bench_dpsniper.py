@@ -6,6 +6,7 @@ network; DP-Sniper's venv is used only if it already exists (else that test is s
 from __future__ import annotations
 
 import json
+from pathlib import Path
 import math
 
 import numpy as np
@@ -117,10 +118,12 @@ def test_geosample_matches_dpsniper_definition():
 
 def test_parse_runner_output():
     lines = ['{"startup_seconds": 2.5, "config": {}}\n', "noise\n",
+             '{"warmup_seconds": 0.5, "warmup_task": "NoisyHist2"}\n',
              json.dumps({"name": "NoisyHist2", "eps_lcb": "inf", "eps": 4.7, "seconds": 3.0}) + "\n",
              json.dumps({"name": "Rappor", "error": "ValueError: boom"}) + "\n", '{"done": true}\n']
     res, startup, done = bd.parse_runner_output(lines)
-    assert done and startup["startup_seconds"] == 2.5
+    assert done and startup["startup_seconds"] == 2.5 and startup["warmup_seconds"] == 0.5
+    assert "NoisyHist2" not in res or "eps_lcb" in res["NoisyHist2"]     # the warm-up line is no result
     assert math.isinf(res["NoisyHist2"]["eps_lcb"]) and res["Rappor"]["error"].startswith("ValueError")
     assert bd.parse_runner_output(['{"startup_seconds": 1}'])[2] is False
 
@@ -190,6 +193,7 @@ def test_dpsniper_runner_in_its_venv_if_present():
     ds = bd.run_dpsniper(bd.venv_python(venv), {"fraction": 0.0002, "processes": 1, "seed": 0,
                                                  "tasks": ["NoisyHist2"]})
     assert ds["error"] is None, ds["error"]
+    assert ds["startup"]["warmup_task"] == "NoisyHist2" and ds["startup"]["warmup_seconds"] > 0
     r = ds["results"]["NoisyHist2"]
     assert r["eps_lcb"] > 0.1 and r["samples"] == rn.samples_used(rn.scaled_config(0.0002), 4)
     # DP-Sniper's own PatternGenerator lists the pairs of pattern_pairs, in the same order
@@ -365,3 +369,48 @@ def test_smoke_profile_and_main_without_dpsniper(tmp_path):
     assert "| NoisyHist2 |" in new and "The dominant phase is" in new and "--profile all" in new
     rec = json.loads(out.read_text())
     assert rec["profiles"]["NoisyHist2"]["wall"] > 0 and rec["dpsniper_error"].startswith("skipped")
+
+
+def test_repeat_table_counts_runs_and_spreads():
+    """``--repeat``'s table: per mechanism, the runs that met the goal and the spread of each figure; the summary
+    counts mechanisms met in every run, some, none, and each run's total."""
+    from benchmarks.dpsniper_repeats import repeat_table, spread
+    assert spread([1.0, 1.0]) == "1" and spread([]) == "–" and spread([math.nan]) == "–"
+    assert spread([3.0, 1.0]) == "1 – 3" and spread([3.0, 1.0, 2.0, 10.0]) == "1 – 2.5 – 10"
+    dp = {"bound": 0.1, "seconds": 1.0}
+    fast, slow = {"eps_lcb": 0.09, "seconds": 20.0}, {"eps_lcb": 0.09, "seconds": 5.0}
+    runs = [{"A": bd.compare(dp, fast), "B": bd.compare(dp, fast), "C": bd.compare(dp, slow), "D": bd.compare(dp, None)},
+            {"A": bd.compare(dp, fast), "B": bd.compare(dp, slow), "C": bd.compare(dp, slow), "D": bd.compare(dp, None)}]
+    text = "\n".join(repeat_table(["A", "B", "C", "D"], runs, bd.SPEED_GOAL))
+    assert "| A | 2 of 2 (✓✓) | 20.0× |" in text and "| B | 1 of 2 (✓✗) | 5.0× – 20.0× |" in text
+    assert "| C | 0 of 2 (✗✗) |" in text and "| D | n/a |" in text
+    assert "met in **every run on 1 of 3** mechanisms, in some runs on 1, in none on 1; per run: 2 of 3, 1 of 3." in text
+    assert repeat_table(["D"], runs, 10.0)[-1].startswith("Goal not evaluated")
+
+
+def test_repeat_option_runs_each_half_k_times(tmp_path, monkeypatch):
+    """``--repeat 2`` runs both halves twice, writes the first run's table and the runs' table, and records every
+    run in the JSON; ``--repeat 0`` is refused with a message."""
+    calls = {"dp": 0, "ds": 0}
+
+    def fake_dp(names, cfg, seed, log=None):
+        calls["dp"] += 1
+        return {n: {"bound": 0.1, "seconds": 1.0 * calls["dp"], "violation": False, "claim": 0.1, "samples": 1,
+                    "search_samples": 1, "outputs": 10 ** 6, "witness": "1 / 0", "error": None} for n in names}
+
+    def fake_ds(py, spec, log=None):
+        calls["ds"] += 1
+        return {"results": {n: {"name": n, "eps_lcb": 0.05, "eps": 0.1, "seconds": 15.0, "samples": 2 * 10 ** 6,
+                                "a1": [1.0], "a2": [0.0]} for n in spec["tasks"]},
+                "startup": {"startup_seconds": 1.0}, "seconds": 16.0, "error": None}
+
+    monkeypatch.setattr(bd, "run_dpverify", fake_dp)
+    monkeypatch.setattr(bd, "run_dpsniper", fake_ds)
+    monkeypatch.setattr(bd, "ensure_venv", lambda venv, mirror, log: Path("python"))
+    monkeypatch.setattr(bd, "venv_ready", lambda venv: {"torch": "t", "numpy": "n"})
+    out = tmp_path / "r.json"
+    rc = bd.main(["--only", "LaplaceMechanism", "--repeat", "2", "--no-profile", "--json", str(out)])
+    assert calls == {"dp": 2, "ds": 2} and rc == 1            # 15 s / 2 s misses the goal in the second run
+    rec = json.loads(out.read_text())
+    assert len(rec["runs"]) == 2 and rec["runs"][1]["rows"]["LaplaceMechanism"]["goal"] is False
+    assert bd.main(["--only", "LaplaceMechanism", "--repeat", "0", "--no-dpsniper"]) == 2
