@@ -50,6 +50,7 @@ import importlib
 import json
 import math
 import os
+import statistics
 import subprocess
 import sys
 from dataclasses import dataclass, field
@@ -623,18 +624,22 @@ def profile_section(names: list[str], profiles: dict[str, Profile | str], ds_res
           "parts (each row less the rows inside it). Sampling floor = CPU seconds of the mechanism's own code for "
           "dpverify's outputs (its calls by the sampling layer, profiler included) and their share of DP-Sniper's "
           f"time: above {cap} ({WORKERS} cores, 1/{SPEED_GOAL:g} of its time) the {SPEED_GOAL:g}× goal is out of "
-          "reach at this sample count, whatever the rest of dpverify costs.", "",
+          "reach at this sample count, whatever the rest of dpverify costs. Sorting = numpy's sort's own seconds in "
+          "the whole audit (`benchmarks/profiling.py`'s `sorting_seconds`: the event search's columns, features and "
+          "merges, the cells' fit) and their share of the wall, and of DP-Sniper's time as for the sampling floor.",
+          "",
           "| Mechanism | wall, s (1 process) | contract probe | phase 1 | sampling batches | event search (largest "
           "families) | atom-sweep candidates | phase 2 | other | dominant phase | sampling floor (share of "
-          "DP-Sniper's time) |",
-          "|---|---|---|---|---|---|---|---|---|---|---|"]
+          "DP-Sniper's time) | sorting (share of wall; of DP-Sniper's time) |",
+          "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     dominants: list[str] = []
+    sorted_share: list[float] = []
     beyond: list[str] = []
     n_floor = 0
     for n in profiled:
         p = profiles[n]
         if isinstance(p, str):
-            L.append(f"| {n} | error: {p} |" + " |" * 9)
+            L.append(f"| {n} | error: {p} |" + " |" * 10)
             continue
         sec = p.seconds
         fams = sorted(((c.name, sec[c.key]) for c in p.children("events")), key=lambda kv: -kv[1])
@@ -657,7 +662,9 @@ def profile_section(names: list[str], profiles: dict[str, Profile | str], ds_res
         L.append(f"| {n} | {p.wall:.2f} | {fmt_s(sec['contract'])} | {fmt_s(sec['search'])} | "
                  f"{fmt_s(sec['sampling'])} | {fmt_s(sec['events'])}" + (f" ({fam})" if fam else "") + " | "
                  f"{fmt_s(sec['atoms'])} | {fmt_s(sec['count'])} | {fmt_s(p.other)} | {dlabel} "
-                 f"({dsecs / p.wall:.0%}) | {fcell} |")
+                 f"({dsecs / p.wall:.0%}) | {fcell} | {p.sorting:.2f} s ({p.sorting / p.wall:.0%}"
+                 + (f"; {p.sorting / ds_seconds:.0%}" if ds_seconds else "") + ") |")
+        sorted_share.append(p.sorting / p.wall)
     what = "profiled mechanisms" + (" (goal missed)" if mode == "missed" else "")
     if not n_floor:
         floor = "DP-Sniper's times are missing: no sampling floor is compared with them."
@@ -668,7 +675,9 @@ def profile_section(names: list[str], profiles: dict[str, Profile | str], ds_res
     else:
         floor = (f"The mechanism's own sampling stays below {cap} of DP-Sniper's time on each of the {n_floor} with "
                  f"DP-Sniper's time: the sampling floor does not rule the goal out.")
-    L += ["", dominance_sentence(dominants, what) + " " + floor, ""]
+    sorting = (f" Sorting takes {min(sorted_share):.0%} to {max(sorted_share):.0%} of the profiled wall (median "
+               f"{statistics.median(sorted_share):.0%})." if sorted_share else "")
+    L += ["", dominance_sentence(dominants, what) + " " + floor + sorting, ""]
     return L
 
 

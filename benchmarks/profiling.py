@@ -13,6 +13,10 @@ outside it).  A phase whose ``parent`` is a tuple lies inside the union of those
 batches run in phase 1 and in phase 2).  :func:`missing_functions` names the phases whose function no longer exists,
 so that a renamed function fails a test instead of showing zeros.
 
+The *sorting* seconds of a profile are numpy's sort's own time in the whole call (:func:`sorting_seconds`): every
+threshold, interval and cell of the event search is read off sorted values, so they say how much of a search is the
+sorting of its selection sample, the one primitive whose cost grows faster than the sample.
+
 The *sampler* seconds of a profile (:func:`profile_call` with ``mechanism``) are the cumulative time of the
 mechanism's own ``__call__`` (or function) when called by the sampling layer for the audit's batches
 (``_sample`` in ``execution/sampling.py``; not the contract probe): CPU seconds that no change to dpverify can
@@ -195,6 +199,7 @@ class Profile:
     seconds: dict[str, float]
     sampler: float | None = None
     extra: dict[str, Any] = field(default_factory=dict)
+    sorting: float = 0.0
 
     @property
     def whole(self) -> Phase:
@@ -266,6 +271,7 @@ class Profile:
     def to_dict(self) -> dict[str, Any]:
         key, secs = self.dominant()
         return {"wall": self.wall, "seconds": dict(self.seconds), "other": self.other, "sampler": self.sampler,
+                "sorting": self.sorting,
                 "leaves": self.leaves(), "dominant": key, "dominant_seconds": secs, **self.extra}
 
 
@@ -278,7 +284,17 @@ def profile_stats(stats: dict[Any, Any], phases: Sequence[Phase], wall: float, m
         seconds[p.key] = float(sum(v[3] for (f, _, name), v in stats.items()
                                    if name == p.function and _in_file(f, p.file)))
     sampler = sampler_seconds(stats, mechanism) if mechanism is not None else None
-    return Profile(tuple(phases), wall, seconds, sampler)
+    return Profile(tuple(phases), wall, seconds, sampler, sorting=sorting_seconds(stats))
+
+
+#: cProfile's name of numpy's in-place sort (``np.sort`` copies, then calls it): the builtin whose own time is sorting
+NUMPY_SORT = "<method 'sort' of 'numpy.ndarray' objects>"
+
+
+def sorting_seconds(stats: dict[Any, Any]) -> float:
+    """Own seconds of numpy's sort over the whole profiled call (every caller: the event search's columns, features
+    and merges, the cells' fit, ``np.unique``), from cProfile's raw ``stats``."""
+    return float(sum(v[2] for (f, _, name), v in stats.items() if f == "~" and name == NUMPY_SORT))
 
 
 def profile_call(fn: Callable[[], Any], phases: Sequence[Phase], mechanism: Any = None) -> tuple[Any, Profile]:

@@ -304,7 +304,8 @@ def test_driver_registers_dpsniper_and_passes_its_options():
 
 def _profile(wall: float, sampler: float | None, **seconds: float):
     from benchmarks.profiling import AUDIT_PHASES, Profile
-    return Profile(AUDIT_PHASES, wall, {p.key: seconds.get(p.key, 0.0) for p in AUDIT_PHASES}, sampler)
+    return Profile(AUDIT_PHASES, wall, {p.key: seconds.get(p.key, 0.0) for p in AUDIT_PHASES}, sampler,
+                   sorting=wall / 4)
 
 
 def test_profile_section_renders_with_and_without_dpsniper_times():
@@ -319,7 +320,9 @@ def test_profile_section_renders_with_and_without_dpsniper_times():
     assert "every mechanism that misses the goal" in text and "| SparseVectorTechnique1 | error: MechanismError" in text
     lap = next(line for line in text.splitlines() if line.startswith("| LaplaceMechanism"))
     # 0.5 s of sampling against DP-Sniper's 2 s: 25 % > 2 cores / 10 = 20 %: out of reach
-    assert lap.count("|") == 12 and "| sampling batches (75%) |" in lap and "0.50 s (25%) **> 20%**" in lap
+    assert lap.count("|") == 13 and "| sampling batches (75%) |" in lap and "0.50 s (25%) **> 20%**" in lap
+    assert lap.endswith("| 0.50 s (25%; 25%) |")              # sorting: a quarter of the wall, 0.5 s of 2 s
+    assert "Sorting takes 25% to 25% of the profiled wall (median 25%)." in text
     hist = next(line for line in text.splitlines() if line.startswith("| NoisyHist1"))
     assert "2.50 (scalar-feature events 2.00, LR fit 0.40)" in hist and "0.10 s (1%) |" in hist
     assert "The dominant phase is sampling batches on 1 of 2 profiled mechanisms (goal missed), scalar-feature " \
@@ -327,7 +330,8 @@ def test_profile_section_renders_with_and_without_dpsniper_times():
     assert "exceeds 20% of DP-Sniper's time on 1 of the 2 with DP-Sniper's time (LaplaceMechanism)" in text
     # no DP-Sniper data: seconds, no share, a sentence that says so
     alone = "\n".join(bd.profile_section(names, profiles, {}, "all"))
-    assert "every mechanism (cProfile" in alone and "| 0.50 s |" in alone and "(25%)" not in alone
+    # the floor without a share, sorting with its share of the wall only
+    assert "every mechanism (cProfile" in alone and "| 0.50 s | 0.50 s (25%) |" in alone and "**>" not in alone
     assert "DP-Sniper's times are missing" in alone
     assert "No mechanism was profiled" in "\n".join(bd.profile_section(names, {}, {}))
     fl = bd.sampling_floor(profiles["NoisyHist1"], None)

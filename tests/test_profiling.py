@@ -71,6 +71,18 @@ def test_profile_of_a_tiny_audit_adds_up(mechanism, pairs):
     assert [r[0] for r in rows if r[3] == 1][:3] == ["contract", "search", "count"]
     d = prof.to_dict()
     assert d["dominant"] == key and d["sampler"] == prof.sampler
+    # the event search sorts its selection sample: numpy's sort has own time, inside the search
+    assert 0 < prof.sorting <= sec["search"] + sec["count"] + 1e-6 and d["sorting"] == prof.sorting
+
+
+def test_sorting_seconds_are_numpys_sort_own_time():
+    """``sorting_seconds``: numpy's sort's own time over every caller, nothing else (not ``list.sort``, not the
+    Python functions calling it)."""
+    stats = {("~", 0, pf.NUMPY_SORT): (3, 3, 0.25, 0.25, {}),
+             ("~", 0, "<method 'sort' of 'list' objects>"): (1, 1, 0.5, 0.5, {}),
+             ("x.py", 1, "f"): (1, 1, 0.125, 0.375, {})}
+    assert pf.sorting_seconds(stats) == 0.25
+    assert pf.sorting_seconds({}) == 0.0
 
 
 def _fake(phases, seconds, wall):
