@@ -719,22 +719,26 @@ def main(argv: list[str] | None = None) -> int:
     log(f"[bench_dpsniper] background load {fmt_busy(busy_before)}; {usable_cpus()} usable CPUs; fraction "
         f"{fraction:g}; dpverify half ...")
     runs: list[tuple[dict[str, Any], dict[str, Any] | None, str | None]] = []
-    versions = None
+    versions, py, venv_error = None, None, None
+    if ours.no_dpsniper:
+        venv_error = "skipped (--no-dpsniper)."
+    else:
+        try:                                  # DP-Sniper's venv: made (or found) once for every run
+            py = ensure_venv(ours.venv, find_mirror(ours.mirror), log)
+            versions = venv_ready(ours.venv)
+        except (VenvError, OSError) as exc:
+            venv_error = str(exc)
     for k in range(ours.repeat):
         if ours.repeat > 1:
             log(f"[bench_dpsniper] run {k + 1} of {ours.repeat}")
         dp = run_dpverify(names, cfg, args.seed, log=log)
-        ds, ds_error = None, None
-        if ours.no_dpsniper:
-            ds_error = "skipped (--no-dpsniper)."
-        else:
+        ds, ds_error = None, venv_error
+        if py is not None:
             try:
-                py = ensure_venv(ours.venv, find_mirror(ours.mirror), log)
-                versions = venv_ready(ours.venv)
                 spec = {"fraction": fraction, "processes": WORKERS, "seed": args.seed, "tasks": names}
                 ds = run_dpsniper(py, spec, log)
                 ds_error = ds["error"]
-            except (VenvError, OSError) as exc:
+            except OSError as exc:
                 ds_error = str(exc)
         runs.append((dp, ds, ds_error))
     all_rows = [{n: compare(d[n], (s_ or {}).get("results", {}).get(n)) for n in names} for d, s_, _ in runs]
