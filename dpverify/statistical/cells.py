@@ -108,13 +108,14 @@ class CellPartition:
         return np.cumsum([0] + [len(e) + 1 for e in self.edges]).astype(np.int64)
 
     def cells(self, rows: NDArray) -> NDArray[np.intp]:
-        f = self.feature(rows)
+        return self.cells_of(self.feature(rows), None if len(self.edges) == 1 else self.group_of(rows))
+
+    def cells_of(self, f: NDArray, g: NDArray | None) -> NDArray[np.intp]:
+        """The cells of rows whose continuous feature is ``f`` and group ``g`` (:meth:`feature`, :meth:`group_of`;
+        ``g`` is not read with one group)."""
         if len(self.edges) == 1:                       # one group (no discrete part): the bins of the feature
             return np.searchsorted(np.asarray(self.edges[0]), f, "right").astype(np.intp, copy=False)
-        return self.cells_of(f, self.group_of(rows))
-
-    def cells_of(self, f: NDArray, g: NDArray) -> NDArray[np.intp]:
-        """The cells of rows whose continuous feature is ``f`` and group ``g`` (:meth:`feature`, :meth:`group_of`)."""
+        assert g is not None
         offsets = self.offsets()
         out = np.empty(len(f), dtype=np.intp)
         for k, e in enumerate(self.edges):
@@ -288,11 +289,7 @@ def fit_cells_and_codes(sel0: NDArray, sel1: NDArray,
         fk = pooled if use_pooled else np.sort(f[gid == k])
         edges.append(_edges(fk, int(np.clip(len(fk) // PER_BIN, 1, MAX_BINS))))
     part = CellPartition(disc, cont, tuple(groups), tuple(edges), tuple(labels))
-    if use_pooled:
-        return part, None
-    if len(edges) == 1:                                   # one group: the bins of the feature, as cells() gives them
-        return part, np.searchsorted(np.asarray(edges[0]), f, "right").astype(np.intp, copy=False)
-    return part, part.cells_of(f, gid)
+    return part, None if use_pooled else part.cells_of(f, gid)
 
 
 @dataclass(frozen=True)
