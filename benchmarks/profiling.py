@@ -63,8 +63,8 @@ class Phase:
 
 
 def _search_rows(search: str) -> tuple[Phase, ...]:
-    """The rows inside phase 1 (:func:`dpverify.statistical.auditor.search_phase`, key ``search``): the event search
-    and its families, the atom sweep's candidates, the distinct-batch check."""
+    """The rows inside phase 1 (:func:`dpverify.statistical.search_phase.search_phase`, key ``search``): the event
+    search and its families, the atom sweep's candidates, the distinct-batch check."""
     S = "statistical/search.py"
     return (
         Phase("distinct", "contract checks: distinct search batches", "check_batches_distinct",
@@ -88,7 +88,7 @@ AUDIT_PHASES: tuple[Phase, ...] = (
     Phase("contract", "contract checks: the rng probe", "check_rng_contract", "statistical/contract.py", "audit",
           "rng contract probe"),
     Phase("search", "phase 1: search samples, event search, finalists, every pair", "search_phase",
-          "statistical/auditor.py", "audit", "phase 1"),
+          "statistical/search_phase.py", "audit", "phase 1"),
     *_search_rows("search"),
     Phase("count", "phase 2: fresh samples, counting the finalists' events", "_count_events",
           "statistical/auditor.py", "audit", "phase 2"),
