@@ -161,15 +161,18 @@ def test_scoring_columns_are_the_column_features_values():
         SortedColumns(halves[0], halves[1]).scoring(0)
 
 
-@pytest.mark.parametrize("dtype", [np.int8, np.uint8, np.int16, np.int32, np.bool_, np.int64])
+@pytest.mark.parametrize("dtype", [np.int8, np.uint8, np.int16, np.uint16, np.int32, np.uint32, np.bool_, np.int64])
 def test_statistics_of_small_integers_equal_those_of_their_floats(dtype):
     """sum / max / min / argmax of small-integer outputs are taken on the integers (no float64 copy first): the
-    same values as on the float64 view, ties of argmax at the first maximum."""
+    same values as on the float64 view, ties of argmax at the first maximum (also with the extreme values of the
+    dtype and 64 columns, the most the packed keys of argmax take, and 65, beyond them)."""
     from dpverify.statistical.features import Statistic
     rng = np.random.default_rng(8)
     lo, hi = (0, 2) if dtype is np.bool_ else (np.iinfo(dtype).min, np.iinfo(dtype).max)
-    for k in (1, 7, 40):
+    for k in (1, 7, 40, 64, 65):
         o = rng.integers(lo, hi, size=(500, k), endpoint=True).astype(dtype)
+        o[7, :] = lo                                       # a row at the dtype's minimum, all tied
+        o[9, k // 2] = hi
         o[3] = o[3, 0]                                     # a row of ties
         o[5, -1] = o[5].max()                              # a maximum in the last column too
         for kind in ("sum", "max", "min", "argmax"):
@@ -494,3 +497,21 @@ def test_product_ratio_score_bins_few_edges_as_searchsorted_does():
         ints = ints.astype(dtype)
         two = ProductRatioScore((0, 1), edges[:2], ratios[:2])
         assert np.array_equal(two(ints), two(ints.astype(np.float64)))
+
+
+def test_sorted_values_never_sorts_the_outputs_in_place():
+    """``sorted_values`` sorts a fresh array of a feature in place (no copy) but never the outputs themselves, nor a
+    view of them (a column of float outputs, the Identity of scalar outputs)."""
+    from dpverify.statistical.features import Column, Identity, Statistic, sorted_values
+    rng = np.random.default_rng(3)
+    rows = rng.normal(size=(200, 3))
+    kept = rows.copy()
+    for feature, src in ((Column(1), rows), (Identity(), rows[:, 0]), (Identity(), rows[:, 0].copy())):
+        before = src.copy()
+        got = sorted_values(feature(src), src)
+        np.testing.assert_array_equal(got, np.sort(before))
+        np.testing.assert_array_equal(src, before)
+        assert got is not src
+    np.testing.assert_array_equal(rows, kept)
+    fresh = Statistic("sum")(rows)
+    assert sorted_values(fresh, rows) is fresh and np.all(np.diff(fresh) >= 0)

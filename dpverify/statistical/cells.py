@@ -286,7 +286,11 @@ def fit_cells_and_codes(sel0: NDArray, sel1: NDArray,
     use_pooled = pooled is not None and not disc
     edges = []
     for k in range(len(groups) + 1):
-        fk = pooled if use_pooled else np.sort(f[gid == k])
+        if use_pooled:
+            fk = pooled
+        else:
+            fk = f[gid == k]                  # a fresh array: sorted in place
+            fk.sort()
         edges.append(_edges(fk, int(np.clip(len(fk) // PER_BIN, 1, MAX_BINS))))
     part = CellPartition(disc, cont, tuple(groups), tuple(edges), tuple(labels))
     return part, None if use_pooled else part.cells_of(f, gid)
@@ -382,7 +386,9 @@ def sorted_quantiles(a_sorted: NDArray, qs: Sequence[float]) -> NDArray[np.float
 
 
 def _sorted_finite(column: NDArray) -> NDArray[np.float64]:
-    return np.sort(_finite(column))
+    v = _finite(column)                       # a fresh array (np.where): sorted in place
+    v.sort()
+    return v
 
 
 def fit_product_ratio(sel0: NDArray, sel1: NDArray,
@@ -400,7 +406,9 @@ def fit_product_ratio(sel0: NDArray, sel1: NDArray,
     for j in range(k):
         s0, s1 = sorted_column(j) if sorted_column is not None else (_sorted_finite(a0[:, j]), _sorted_finite(a1[:, j]))
         pooled = (pooled_column(j) if pooled_column is not None     # two sorted runs: a linear merge
-                  else np.sort(np.concatenate([s0, s1]), kind="stable"))
+                  else np.concatenate([s0, s1]))
+        if pooled_column is None:
+            pooled.sort(kind="stable")        # in place: the concatenation is a fresh array
         uniq = sorted_distinct(pooled[np.isfinite(pooled)])[0]
         if len(uniq) <= RATIO_BINS:        # a discrete coordinate: one bin per value
             e = np.unique(np.concatenate([uniq, np.nextafter(uniq, np.inf)]))

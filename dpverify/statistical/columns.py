@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import NDArray
 
-from dpverify.statistical.features import Column, finite_view
+from dpverify.statistical.features import Column, finite_view, sorted_values
 
 __all__ = ["SortedColumns", "MAX_COLUMNS"]
 
@@ -32,7 +32,7 @@ class SortedColumns:
     def __call__(self, j: int) -> tuple[NDArray, NDArray]:
         if j in self.memo:
             return self.memo[j]
-        got = (np.sort(Column(j)(self.sel[0])), np.sort(Column(j)(self.sel[1])))
+        got = (sorted_values(Column(j)(self.sel[0]), self.sel[0]), sorted_values(Column(j)(self.sel[1]), self.sel[1]))
         if j < MAX_COLUMNS:
             self.memo[j] = got
         return got
@@ -42,7 +42,8 @@ class SortedColumns:
         ``j < MAX_COLUMNS``, as the product-ratio fit and the column's events both use it)."""
         if j in self.pooled_memo:
             return self.pooled_memo[j]
-        got = np.sort(np.concatenate(self(j)), kind="stable")
+        got = np.concatenate(self(j))
+        got.sort(kind="stable")                # in place: the concatenation is a fresh array
         if j < MAX_COLUMNS:
             self.pooled_memo[j] = got
         return got

@@ -11,7 +11,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 
-__all__ = ["Feature", "Identity", "Column", "Statistic", "LinearScore", "LowBit"]
+__all__ = ["Feature", "Identity", "Column", "Statistic", "LinearScore", "LowBit", "sorted_values"]
 
 
 # --------------------------------------------------------------------------------------- features
@@ -22,6 +22,18 @@ def finite_view(v: NDArray) -> NDArray[np.float64]:
     if np.isnan(v).any():
         v = np.where(np.isnan(v), np.inf, v)
     return v
+
+
+def sorted_values(v: NDArray, source: NDArray) -> NDArray:
+    """``np.sort(v)`` for values ``v`` a built-in feature computed from ``source``: sorted in place when ``v`` is a
+    fresh array of its own (no view, not sharing memory with ``source``), which saves the copy ``np.sort`` makes
+    (a tenth of a vector search's time went to those copies); a copy otherwise (a column of float outputs is a view
+    of them)."""
+    if (isinstance(v, np.ndarray) and v.base is None and v.flags.owndata and v.flags.writeable
+            and not np.may_share_memory(v, source)):
+        v.sort()
+        return v
+    return np.sort(v)
 
 
 class Feature(Protocol):
@@ -95,7 +107,19 @@ class Statistic:
             return cols.max(axis=0)
         if self.kind == "min":
             return cols.min(axis=0)
-        if cols.shape[0] > 32:
+        k = cols.shape[0]
+        if cols.dtype.kind in "biu" and cols.dtype.itemsize <= 4 and k <= 64:
+            # integers: one running maximum of the keys 64·value + (63 − column), whose low 6 bits name the first
+            # column holding the row's maximum (exact: |value| < 2**32, so every key fits an int64); 3-4 times as
+            # fast as the masks below
+            key = cols[0].astype(np.int64) * 64 + 63
+            term = np.empty_like(key)
+            for j in range(1, k):
+                np.multiply(cols[j], 64, out=term, dtype=np.int64)
+                term += 63 - j
+                np.maximum(key, term, out=key)
+            return 63 - (key & 63)
+        if k > 32:
             return a.argmax(axis=1)
         top = cols.max(axis=0)
         first = np.zeros(len(a), dtype=np.intp)

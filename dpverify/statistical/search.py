@@ -40,7 +40,7 @@ from dpverify.statistical.cells import (CellSetEvent, ProductRatioScore, bin_cou
 from dpverify.statistical.stats import epsilon_lower_bound, wilson_lower, wilson_upper
 from dpverify.execution.sampling import single_threaded_libraries
 from dpverify.statistical.columns import MAX_COLUMNS, SortedColumns
-from dpverify.statistical.features import Column, Feature, Identity, LinearScore, LowBit, Statistic
+from dpverify.statistical.features import Column, Feature, Identity, LinearScore, LowBit, Statistic, sorted_values
 from dpverify.statistical.events import Event, IntervalEvent, NanEvent, RowSetEvent, ValueSetEvent, unique_rows
 
 __all__ = ["Candidate", "CandidateSearch", "SearchInput", "EventFamily", "feature_events", "search_events",
@@ -241,7 +241,9 @@ def _scalar_feature(feature: Feature, halves: tuple[NDArray, NDArray, NDArray, N
         a0, a1 = sorted_columns(index)
         b0, b1 = sorted_columns.scoring(index)                # scoring half: unsorted
     else:
-        a0, a1 = (np.sort(feature(h)) for h in halves[:2])
+        # (values of a feature of the caller's own are sorted as a copy: it may keep them)
+        own = type(feature).__module__.startswith("dpverify.")
+        a0, a1 = (sorted_values(feature(h), h) if own else np.sort(feature(h)) for h in halves[:2])
         b0, b1 = (feature(h) for h in halves[2:])
 
     def counter(test):
@@ -251,7 +253,8 @@ def _scalar_feature(feature: Feature, halves: tuple[NDArray, NDArray, NDArray, N
     if shared:
         pooled = sorted_columns.pooled(index)
     else:
-        pooled = np.sort(np.concatenate([a0, a1]), kind="stable")
+        pooled = np.concatenate([a0, a1])
+        pooled.sort(kind="stable")                            # in place: the concatenation is a fresh array
     pooled = pooled[: nan_start(pooled)]                      # NaN is no threshold
     uniq, counts = sorted_distinct(pooled)
     is_atom = counts >= 2
