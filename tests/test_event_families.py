@@ -509,7 +509,7 @@ def test_sorted_values_never_sorts_the_outputs_in_place():
     for feature, src in ((Column(1), rows), (Identity(), rows[:, 0]), (Identity(), rows[:, 0].copy())):
         before = src.copy()
         got = sorted_values(feature(src), src)
-        np.testing.assert_array_equal(got, np.sort(before))
+        np.testing.assert_array_equal(got, np.sort(feature(before)))
         np.testing.assert_array_equal(src, before)
         assert got is not src
     np.testing.assert_array_equal(rows, kept)
