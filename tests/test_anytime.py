@@ -55,6 +55,30 @@ def test_bet_growth_is_the_growth_of_the_best_bet_within_the_cap() -> None:
     assert np.all(np.isfinite(logs)) and logs.min() >= math.log(1 - betting.LAMBDA_CAP) - 1e-12
 
 
+def test_finalists_are_distinct_sets_of_outputs() -> None:
+    """One set proposed under several descriptions (same pair, direction and scoring-half counts) is bet on once: the
+    other finalists are the next events of other counts, of this pair or another."""
+    from dpverify.statistical.anytime import _choose
+    from dpverify.statistical.search import Candidate
+    from dpverify.statistical.streams import Found
+
+    f = Identity()
+    same = [Candidate(IntervalEvent(f, 1.0, math.inf), 0, 1.0, 300, 100, "a"),
+            Candidate(IntervalEvent(f, 1.0, 2.0e9), 0, 1.0, 300, 100, "b"),          # the same counts: the same set
+            Candidate(IntervalEvent(f, 1.0, math.inf), 1, 1.0, 300, 100, "c"),        # other direction
+            Candidate(IntervalEvent(f, 2.0, math.inf), 0, 1.0, 200, 60, "d")]
+    other = [Candidate(IntervalEvent(f, 1.0, math.inf), 0, 1.0, 300, 100, "e")]       # same counts, other pair
+    grid, _ = wealth_grid(0.1)
+    bets = _choose([Found(same, "scalar", 1000), Found(other, "scalar", 1000)], 4, 0.1, 0.0, 10.0, grid)
+    picked = [(b.pair_index, b.direction, b.prior) for b in bets]
+    assert len(picked) == len(set(picked)) == 4
+    assert set(picked) == {(0, 0, (300, 100, 1000)), (0, 1, (300, 100, 1000)), (0, 0, (200, 60, 1000)),
+                           (1, 0, (300, 100, 1000))}
+    first = [b for b in bets if (b.pair_index, b.direction, b.prior) == (0, 0, (300, 100, 1000))]
+    assert first[0].event == same[0].event                 # the first proposed of the set's descriptions
+    assert math.isclose(sum(math.exp(b.log_weight) for b in bets), 1.0)
+
+
 def test_bet_frequencies_shrink_the_choosing_counts_only() -> None:
     """A finalist's bet is sized from its scoring-half frequencies moved against the claim (they chose it), pooled at
     PRIOR_WEIGHT per output with its own batches' counts, which are not moved: with none yet it is the shrunk

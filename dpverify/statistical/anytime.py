@@ -457,14 +457,28 @@ def audit_anytime(
 def _choose(found: list[Found], finalists: int, epsilon: float, delta: float, cap: float,
             grid: NDArray[np.float64]) -> list[Bet]:
     """The ``finalists`` candidates of largest expected growth at the claim (scoring-half frequencies moved one
-    standard error against the claim), weighted in proportion to it; none when no candidate grows."""
+    standard error against the claim), weighted in proportion to it; none when no candidate grows.
+
+    Candidates of one pair and direction with the same scoring-half counts count once (the first in the search's
+    order): families often propose one set under several descriptions (``out[9] ≥ 1``, ``out[9] ∈ {1}`` and a cell
+    union on outputs whose coordinate 9 is -1, 0 or 1), and three bets on one set are one bet, where the portfolio
+    could hold three different events."""
     cands = [(i, c) for i, f in enumerate(found) for c in f.candidates]
     if not cands:
         return []
     n = np.array([c.n_score or found[i].n_score for i, c in cands], dtype=np.float64)
     p, q = shrunk([c.count_num for _, c in cands], [c.count_den for _, c in cands], n)
     _, g = bet_growth(p, q, math.exp(epsilon), delta, cap)
-    order = [int(j) for j in np.argsort(-g, kind="stable") if g[j] > 0][:finalists]
+    order: list[int] = []
+    seen: set[tuple[int, int, int, int, int]] = set()
+    for j in (int(j) for j in np.argsort(-g, kind="stable") if g[j] > 0):
+        i, c = cands[j]
+        key = (i, c.direction, c.count_num, c.count_den, int(n[j]))
+        if key not in seen:
+            seen.add(key)
+            order.append(j)
+            if len(order) == finalists:
+                break
     if not order:
         return []
     total = float(sum(g[j] for j in order))
