@@ -141,6 +141,28 @@ def test_cells_the_fit_gives_the_selection_rows_are_their_cells():
     np.testing.assert_array_equal(codes, np.concatenate([one.cells(a[:, 2:]), one.cells(b[:, 2:])]))
 
 
+@pytest.mark.parametrize("dtype", [np.int8, np.uint8, np.int16, np.int32, np.uint32, np.bool_, np.int64, np.float64])
+def test_sorted_columns_by_counting_equal_sorting(dtype):
+    """Integer columns of a small span are sorted by counting (halves and pooled): the very arrays sorting the column
+    features' values gives, for every dtype, for spans within and beyond ``COUNTED_RANGE``, with 32 columns kept and
+    the 33rd not."""
+    from dpverify.statistical.columns import COUNTED_RANGE, SortedColumns
+    from dpverify.statistical.features import Column
+    rng = np.random.default_rng(11)
+    for span in (1, 2, 7, COUNTED_RANGE, COUNTED_RANGE + 1):
+        hi = 1 if dtype is np.bool_ else min(span - 1, np.iinfo(dtype).max if dtype is not np.float64 else span)
+        lo = 0 if dtype is np.bool_ or np.dtype(dtype).kind == "u" else -(span // 2)
+        a, b = (rng.integers(lo, lo + hi, size=(n, 33), endpoint=True).astype(dtype) for n in (500, 300))
+        cols = SortedColumns(a, b)
+        for j in (0, 5, 32):
+            want0, want1 = np.sort(Column(j)(a)), np.sort(Column(j)(b))
+            got0, got1 = cols(j)
+            np.testing.assert_array_equal(got0, want0)
+            np.testing.assert_array_equal(got1, want1)
+            assert got0.dtype == got1.dtype == np.float64
+            np.testing.assert_array_equal(cols.pooled(j), np.sort(np.concatenate([want0, want1])))
+
+
 def test_scoring_columns_are_the_column_features_values():
     """The search counts a column's chosen events on contiguous copies of the scoring halves' columns: the values
     :class:`Column` gives (NaN as +inf, integers as float64), column by column."""

@@ -409,7 +409,10 @@ def fit_product_ratio(sel0: NDArray, sel1: NDArray,
                   else np.concatenate([s0, s1]))
         if pooled_column is None:
             pooled.sort(kind="stable")        # in place: the concatenation is a fresh array
-        uniq = sorted_distinct(pooled[np.isfinite(pooled)])[0]
+        finite = pooled
+        if len(pooled) and not (np.isfinite(pooled[0]) and np.isfinite(pooled[-1])):
+            finite = pooled[np.isfinite(pooled)]  # (sorted: finite throughout when both ends are)
+        uniq = sorted_distinct(finite)[0]
         if len(uniq) <= RATIO_BINS:        # a discrete coordinate: one bin per value
             e = np.unique(np.concatenate([uniq, np.nextafter(uniq, np.inf)]))
         else:
@@ -417,7 +420,6 @@ def fit_product_ratio(sel0: NDArray, sel1: NDArray,
         b0, b1 = bin_counts(s0, e), bin_counts(s1, e)
         # keep-or-drop on a coarse version of the bins (quartiles of the pooled sample): a weak shift spread over
         # many coordinates is far more visible to a test with few degrees of freedom
-        finite = pooled[np.isfinite(pooled)]
         quartiles = np.unique(sorted_quantiles(finite, (0.25, 0.5, 0.75))) if len(finite) else np.zeros(0)
         t0, t1 = bin_counts(s0, quartiles, TEST_BINS), bin_counts(s1, quartiles, TEST_BINS)
         used = (t0 + t1) > 0
