@@ -30,6 +30,7 @@ class SortedColumns:
         self.pooled_memo: dict[int, NDArray] = {}
         self._score = (score0, score1)
         self._score_t: tuple[NDArray, NDArray] | None = None
+        self._sel_t: tuple[NDArray, NDArray] | None = None
 
     def __call__(self, j: int) -> tuple[NDArray, NDArray]:
         if j in self.memo:
@@ -52,14 +53,19 @@ class SortedColumns:
         a0, a1 = self.sel
         if a0.dtype.kind not in "biu" or a0.dtype.itemsize > 4 or a1.dtype != a0.dtype or not len(a0) or not len(a1):
             return None
-        c0, c1 = a0[:, j], a1[:, j]
+        if self._sel_t is None:               # one contiguous copy of each half's columns (integers: small)
+            self._sel_t = (np.ascontiguousarray(a0.T), np.ascontiguousarray(a1.T))
+        c0, c1 = self._sel_t[0][j], self._sel_t[1][j]
         lo = int(min(c0.min(), c1.min()))
         span = int(max(c0.max(), c1.max())) - lo + 1
         if span > COUNTED_RANGE:
             return None
+        if span <= 16:                        # a few values (bits, codes): one comparison pass per value
+            n0, n1 = (np.array([np.count_nonzero(c == lo + v) for v in range(span)]) for c in (c0, c1))
+        else:
+            n0 = np.bincount(c0.astype(np.intp) - lo, minlength=span)
+            n1 = np.bincount(c1.astype(np.intp) - lo, minlength=span)
         values = np.arange(lo, lo + span, dtype=np.float64)
-        n0 = np.bincount(c0.astype(np.intp) - lo, minlength=span)
-        n1 = np.bincount(c1.astype(np.intp) - lo, minlength=span)
         return (np.repeat(values, n0), np.repeat(values, n1)), np.repeat(values, n0 + n1)
 
     def pooled(self, j: int) -> NDArray:

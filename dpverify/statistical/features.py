@@ -157,13 +157,16 @@ class LinearScore:
         return "LR-score(out)"
 
     def __call__(self, out: NDArray) -> NDArray[np.float64]:
-        v = np.asarray(out, dtype=np.float64).reshape(len(out), -1)
+        a = np.asarray(out)
+        v = a.reshape(len(a), -1)
+        integers = v.dtype.kind in "biu"
         mean, scale, coef = np.asarray(self.mean), np.asarray(self.scale), np.asarray(self.coef)
         s = np.empty(len(v))
-        # in blocks of rows, so that the temporaries stay in cache (the same arithmetic, row by row)
+        # in blocks of rows, so that the temporaries stay in cache (the same arithmetic, row by row); integer rows
+        # converted to float64 block by block, never as a whole copy (finite: no check)
         for start in range(0, len(v), _BLOCK):
-            b = v[start:start + _BLOCK]
-            if not np.isfinite(b).all():
+            b = v[start:start + _BLOCK].astype(np.float64, copy=False)
+            if not integers and not np.isfinite(b).all():
                 b = np.where(np.isfinite(b), b, np.where(np.isnan(b), 0.0, np.sign(b) * 1e300))
             with np.errstate(over="ignore", invalid="ignore"):
                 s[start:start + _BLOCK] = ((b - mean) / scale) @ coef + self.intercept
