@@ -455,12 +455,14 @@ def _learned_score(o0: NDArray, o1: NDArray, rng: np.random.Generator) -> Linear
         y = y[idx]
     else:
         X = np.concatenate([r0, r1])
-    X = X.astype(np.float64)
+    X = X.astype(np.float64, copy=False)     # (X is a fresh array: standardised in place below)
     if not np.isfinite(X).all():
         X = np.where(np.isfinite(X), X, np.where(np.isnan(X), 0.0, np.sign(X) * 1e300))
     mean, scale = X.mean(axis=0), X.std(axis=0)
     scale = np.where(scale > 0, scale, 1.0)
-    Z = (X - mean) / scale
+    X -= mean
+    X /= scale
+    Z = X
     if not np.isfinite(Z).all():
         return None
     model = LogisticRegression(max_iter=200)
