@@ -4,6 +4,7 @@ correct mechanisms, its false-alarm rate, independence from the number of worker
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 
@@ -77,6 +78,32 @@ def test_finalists_are_distinct_sets_of_outputs() -> None:
     first = [b for b in bets if (b.pair_index, b.direction, b.prior) == (0, 0, (300, 100, 1000))]
     assert first[0].event == same[0].event                 # the first proposed of the set's descriptions
     assert math.isclose(sum(math.exp(b.log_weight) for b in bets), 1.0)
+
+
+def test_finalists_that_kept_growing_are_carried_to_the_next_checkpoint() -> None:
+    """A finalist whose epoch confirmed it competes at the next checkpoint with the new search's candidates, with its
+    counts so far (those that sized its bets plus its epoch's): chosen over weaker new ones, its evidence pooled in
+    its new bets' prior; a finalist that saw no output of its epoch is not a candidate again."""
+    from dpverify.statistical.anytime import _choose
+    from dpverify.statistical.search import Candidate
+    from dpverify.statistical.streams import Found
+
+    f = Identity()
+    grid, _ = wealth_grid(0.1)
+    strong = IntervalEvent(f, 3.0, math.inf)
+    [old] = _choose([Found([Candidate(strong, 1, 1.0, 70, 40, "a")], "scalar", 200)], 1, 0.1, 0.0, 10.0, grid)
+    old.k_num, old.k_den, old.n = 900, 500, 2000                   # its epoch: 0.45 against 0.25
+    weak = [Candidate(IntervalEvent(f, 0.0, 1.0), 0, 1.0, 400, 300, "b")]
+    [kept] = _choose([Found(weak, "scalar", 1000)], 1, 0.1, 0.0, 10.0, grid, [old])
+    assert (kept.pair_index, kept.direction, kept.event) == (0, 1, strong)
+    assert kept.prior == (970, 540, 2200) and kept.n == 0 and not kept.log_a.any()
+    idle = dataclasses.replace(old, k_num=0, k_den=0, n=0)
+    [fresh] = _choose([Found(weak, "scalar", 1000)], 1, 0.1, 0.0, 10.0, grid, [idle])
+    assert fresh.event == weak[0].event
+    # carried or not, a worse incumbent gives way to a better new candidate
+    better = [Candidate(IntervalEvent(f, 5.0, math.inf), 0, 1.0, 600, 100, "c")]
+    [new] = _choose([Found(better, "scalar", 1000)], 1, 0.1, 0.0, 10.0, grid, [old])
+    assert new.event == better[0].event
 
 
 def test_bet_frequencies_shrink_the_choosing_counts_only() -> None:

@@ -30,7 +30,10 @@ stream so far (its last ``search_samples`` outputs per input), and the ``finalis
 *expected growth* are bet on until the next checkpoint: ``g = max_lambda E log(1 + lambda (Y - e^eps Z -
 delta))`` for Bernoulli ``Y, Z`` with the frequencies of the search's scoring half, each moved one standard error
 against the claim (:func:`bet_growth`; for a small gap ``g ~ mean^2 / (2 var)``, so ``ln(1/alpha) / g`` outputs
-per input certify the violation).  Before the first checkpoint nothing is bet.
+per input certify the violation).  The finalists of the epoch that ends compete too, with their counts so far (those
+that sized their bets and their epoch's, which played no part in choosing them), so that an event the stream has
+confirmed is not dropped for a new one that only looks better on the search's scoring half.  Before the first
+checkpoint nothing is bet.
 
 **The bets.**  Each finalist bets, in every batch, the ``lambda`` that maximises that expected growth at its
 running frequency estimate -- its scoring-half frequencies moved one standard error against the claim (they chose
@@ -89,7 +92,7 @@ from dpverify.statistical.result import (REPRODUCIBLE_NOTE, EventTest, LibraryTi
                                          trailing_notes, witness_text)
 from dpverify.statistical.betting import (BOUND_WEIGHT, GRID_BELOW, LAMBDA_CAP, Bet, bet_growth, play, shrunk, tiers,
                                           wealth_grid)
-from dpverify.statistical.search import SearchSettings
+from dpverify.statistical.search import Candidate, SearchSettings
 from dpverify.statistical.streams import Drawn, Found, Streams
 
 __all__ = ["AnytimeResult", "Round", "audit_anytime", "stream_plan"]
@@ -394,7 +397,7 @@ def audit_anytime(
                     found = streams.search(k, SearchSettings(max(ends[k] - position, 1000), z, delta, float_bits,
                                                              nan_policy == "outcome", event_families))
                     kinds.update(f.kind for f in found)
-                    bets = _choose(found, finalists, epsilon, delta, cap_a, grid)
+                    bets = _choose(found, finalists, epsilon, delta, cap_a, grid, bets)
                     if not bets:
                         notes.append(f"checkpoint {k + 1}: no event had a positive expected growth on the stream "
                                      "so far")
@@ -454,16 +457,27 @@ def audit_anytime(
         reproducible=reproducible, library=library)
 
 
+def _carried(bet: Bet) -> Candidate:
+    """A finalist of the epoch that ends, as a candidate of the next checkpoint: its counts those that sized its
+    bets (its scoring-half counts, or its evidence when it was carried itself) plus its counts in the epoch."""
+    kn, kd, ns = bet.prior
+    return Candidate(bet.event, bet.direction, math.nan, kn + bet.k_num, kd + bet.k_den, "carried", "carried",
+                     ns + bet.n)
+
+
 def _choose(found: list[Found], finalists: int, epsilon: float, delta: float, cap: float,
-            grid: NDArray[np.float64]) -> list[Bet]:
+            grid: NDArray[np.float64], incumbents: Sequence[Bet] = ()) -> list[Bet]:
     """The ``finalists`` candidates of largest expected growth at the claim (scoring-half frequencies moved one
-    standard error against the claim), weighted in proportion to it; none when no candidate grows.
+    standard error against the claim), weighted in proportion to it; none when no candidate grows.  The
+    ``incumbents`` (the finalists of the epoch that ends) are candidates too, with their counts so far
+    (:func:`_carried`).
 
     Candidates of one pair and direction with the same scoring-half counts count once (the first in the search's
     order): families often propose one set under several descriptions (``out[9] ≥ 1``, ``out[9] ∈ {1}`` and a cell
     union on outputs whose coordinate 9 is -1, 0 or 1), and three bets on one set are one bet, where the portfolio
     could hold three different events."""
     cands = [(i, c) for i, f in enumerate(found) for c in f.candidates]
+    cands += [(b.pair_index, _carried(b)) for b in incumbents if b.n > 0]
     if not cands:
         return []
     n = np.array([c.n_score or found[i].n_score for i, c in cands], dtype=np.float64)
