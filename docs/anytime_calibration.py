@@ -2,6 +2,8 @@
 
     python docs/anytime_calibration.py                 # 200 runs per calibration mechanism (a few minutes, 1 core)
     python docs/anytime_calibration.py --runs 50       # a smoke run
+    python docs/anytime_calibration.py --skip-false-alarms --spacings 1.25,1.5,2   # other checkpoint spacings
+    python docs/anytime_calibration.py --skip-false-alarms --finalists 3,8         # other numbers of finalists
 
 Prints two markdown tables with the command line that made them (docs/auditor.md quotes them):
 
@@ -276,30 +278,42 @@ def seeds_and_oracles(ids: list[str], seeds: int, alpha: float, workers: int) ->
 SPACING_ALSO = ("laplace-half-noise", "geometric-ignores-sensitivity")
 
 
-def spacings(growths: list[float], ids: list[str], seeds: int, workers: int) -> list[str]:
-    """Samples to a verdict of ``ids`` with checkpoints ``growth`` apart (``audit_anytime``'s ``growth``; the
-    default is 2), run seeds ``0 .. seeds-1`` and, held out, ``seeds .. 2 seeds-1``: whether another spacing does
-    better on seeds not used to look at it."""
+def compared(option: str, values: list[float], label: str, ids: list[str], seeds: int, first_seed: int,
+             workers: int) -> list[str]:
+    """Samples to a verdict of ``ids`` with ``audit_anytime``'s ``option`` at each of ``values``, run seeds
+    ``first_seed .. first_seed + seeds - 1`` and, held out, the next ``seeds``: whether another value does better
+    on seeds not used to look at it.  ``label`` formats a value for the table."""
     from functools import partial
     from unittest import mock
 
     suite = load_suite(ROOT / "audits" / "catalogue.toml")
     entries = [e for e in suite.entries if e.id in ids]
-    lines = [f"| entry | spacing | run seeds 0–{seeds - 1}: ≤ 10⁴, median | run seeds {seeds}–{2 * seeds - 1}: "
-             "≤ 10⁴, median |", "|---|---|---|---|"]
+    a, b, c = first_seed, first_seed + seeds, first_seed + 2 * seeds
+    lines = [f"| entry | {option} | run seeds {a}–{b - 1}: ≤ 10⁴, median | run seeds {b}–{c - 1}: ≤ 10⁴, median |",
+             "|---|---|---|---|"]
     for entry in entries:
-        for g in growths:
-            # suite entries have no spacing option: run_entry's sequential path calls anytime.audit_anytime
-            with mock.patch.object(anytime, "audit_anytime", partial(audit_anytime, growth=g)):
+        for v in values:
+            # suite entries have no such option: run_entry's sequential path calls anytime.audit_anytime
+            with mock.patch.object(anytime, "audit_anytime", partial(audit_anytime, **{option: v})):
                 stv = []
-                for s in range(2 * seeds):
+                for s in range(a, c):
                     o = run_entry(entry, "quick", s, workers, sequential=True)
                     stv.append((o.details or {}).get("anytime", {}).get("samples_to_verdict", 0)
                                if o.outcome == "violation" else math.inf)
             halves = [stv[:seeds], stv[seeds:]]
-            cells = [f"{sum(v <= GOAL for v in h)}/{seeds}, {float(np.median(h)):,.0f}" for h in halves]
-            lines.append(f"| `{entry.id}` | {g:g}× | {cells[0]} | {cells[1]} |")
+            cells = [f"{sum(x <= GOAL for x in h)}/{seeds}, {float(np.median(h)):,.0f}" for h in halves]
+            lines.append(f"| `{entry.id}` | {label.format(v)} | {cells[0]} | {cells[1]} |")
     return lines
+
+
+def anytime_default(name: str) -> object:
+    """The default of ``audit_anytime``'s parameter ``name``."""
+    import inspect
+    return inspect.signature(audit_anytime).parameters[name].default
+
+
+#: the run seeds the finalists' number was chosen on (0 .. FINALISTS_TUNED - 1): its comparison starts after them
+FINALISTS_TUNED = 32
 
 
 def main() -> None:
@@ -316,6 +330,8 @@ def main() -> None:
     ap.add_argument("--skip-false-alarms", action="store_true")
     ap.add_argument("--spacings", default="", help="comma-separated checkpoint spacings to compare (e.g. 1.5,2) "
                     "on the misses and two reaching entries, over 2 × --seeds run seeds")
+    ap.add_argument("--finalists", default="", help="comma-separated numbers of finalists to compare (e.g. 3,8) on "
+                    "the same entries, over 2 × --seeds run seeds after those the default was chosen on")
     args = ap.parse_args()
     print(f"Command: `{' '.join(['python docs/anytime_calibration.py', *sys.argv[1:]])}`")
     print()
@@ -348,7 +364,18 @@ def main() -> None:
         print()
         growths = [float(g) for g in args.spacings.split(",")]
         ids = list(dict.fromkeys([*missed, *SPACING_ALSO]))
-        print("\n".join(spacings(growths, ids, max(args.seeds, 1), args.workers)))
+        print("\n".join(compared("growth", growths, "{:g}×", ids, max(args.seeds, 1), 0, args.workers)))
+        print(f"({time.perf_counter() - t0:.0f} s)")
+    if args.finalists:
+        t0 = time.perf_counter()
+        print()
+        print(f"**Finalists**: samples per input to a verdict with other numbers of finalists (the default, "
+              f"{anytime_default('finalists')}, was chosen on run seeds 0–{FINALISTS_TUNED - 1}; these are later ones):")
+        print()
+        values = [int(v) for v in args.finalists.split(",")]
+        ids = list(dict.fromkeys([*missed, *SPACING_ALSO]))
+        print("\n".join(compared("finalists", values, "{:d}", ids, max(args.seeds, 1), FINALISTS_TUNED,
+                                  args.workers)))
         print(f"({time.perf_counter() - t0:.0f} s)")
 
 
