@@ -371,12 +371,20 @@ def bin_counts(values_sorted: NDArray, edges: NDArray, minlength: int = 0) -> ND
     return counts
 
 
+#: sizes up to which :func:`sorted_quantiles` calls ``np.quantile`` on the whole sorted array
+_QUANTILE_WHOLE = 16_384
+
+
 def sorted_quantiles(a_sorted: NDArray, qs: Sequence[float]) -> NDArray[np.float64]:
     """``np.quantile(a, qs)`` (its default ``"linear"`` method) of a sorted, NaN-free ``a``, without the partition
     ``np.quantile`` runs over all of it: the quantile at virtual index ``v = (n − 1)·q`` interpolates the order
     statistics ``a[floor(v)]`` and the next, which is what ``np.quantile`` of those two at ``v − floor(v)`` computes
-    (the same arithmetic, hence the same values: tested against ``np.quantile``)."""
+    (the same arithmetic, hence the same values: tested against ``np.quantile``).  Up to ``_QUANTILE_WHOLE`` values,
+    ``np.quantile`` itself in one call: its partition is cheaper there than a call per quantile (about 60 µs each,
+    a tenth of a small vector search's time)."""
     n = len(a_sorted)
+    if n <= _QUANTILE_WHOLE:
+        return np.asarray(np.quantile(a_sorted, qs), dtype=np.float64)
     out = np.empty(len(qs))
     for i, q in enumerate(qs):
         v = (n - 1) * q
