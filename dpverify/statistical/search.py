@@ -51,8 +51,7 @@ INTERVAL_GRID = 80
 LR_FIT_SAMPLES = 50_000
 #: vector outputs with at most this many distinct rows in the probe are searched by outcome unions alone
 UNIONS_SUFFICE = 64
-#: selection halves below this many outputs per input fit no learned score (LR, product ratio): noise to them
-LEARNED_MIN_HALF = 1024
+
 
 
 # ----------------------------------------------------------------------------------------- search
@@ -578,7 +577,7 @@ def search_events(
         features += [Statistic("sum"), Statistic("max"), Statistic("min"), Statistic("argmax")]
         if float_bits and o0.dtype.kind == "f":
             features += [LowBit(j) for j in range(min(k, MAX_COLUMNS))]
-        if n_unique > 2 and h >= LEARNED_MIN_HALF:
+        if n_unique > 2:
             learned = _learned_score(halves[0], halves[1], rng)
             if learned is not None:
                 features.append(learned)
