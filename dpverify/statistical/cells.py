@@ -380,8 +380,8 @@ def sorted_quantiles(a_sorted: NDArray, qs: Sequence[float]) -> NDArray[np.float
     ``np.quantile`` runs over all of it: the quantile at virtual index ``v = (n − 1)·q`` interpolates the order
     statistics ``a[floor(v)]`` and the next, which is what ``np.quantile`` of those two at ``v − floor(v)`` computes
     (the same arithmetic, hence the same values: tested against ``np.quantile``).  Up to ``_QUANTILE_WHOLE`` values,
-    ``np.quantile`` itself in one call: its partition is cheaper there than a call per quantile (about 60 µs each,
-    a tenth of a small vector search's time)."""
+    ``np.quantile`` itself in one call: its partition of so few values costs less than the fixed overhead of a
+    call per quantile, which small searches pay on every product-ratio fit."""
     n = len(a_sorted)
     if n <= _QUANTILE_WHOLE:
         return np.asarray(np.quantile(a_sorted, qs), dtype=np.float64)
