@@ -24,12 +24,12 @@ from dpverify.suites import default_suites, run_suites  # noqa: E402
 #: (family, function name, module file) -- the search functions of each family (dpverify/statistical/).
 FAMILIES: tuple[tuple[str, str, str], ...] = (
     ("all event families (the whole event search)", "search_events", "search.py"),
-    ("thresholds, intervals, point masses of scalar features", "_scalar_feature", "search.py"),
+    ("thresholds, intervals, point masses of scalar features", "_scalar_features", "search.py"),
     ("  of which two-sided tails", "_two_sided_tails", "search.py"),
     ("outcome unions (discrete outputs)", "_outcome_unions", "search.py"),
     ("conditional cells (raw and monotone orders)", "_cell_unions", "search.py"),
     ("  of which the monotone (isotonic) order", "monotone_log_ratio", "search.py"),
-    ("logistic-regression score (fit)", "_learned_score", "search.py"),
+    ("logistic-regression score (fit)", "fit_linear_score", "learned.py"),
     ("product density-ratio score (fit)", "fit_product_ratio", "cells.py"),
     ("atom sweep: hashing the sweep's rows", "row_hashes", "atoms.py"),
     ("atom sweep: candidates from repeated hashes", "atom_candidates", "search.py"),

@@ -274,19 +274,19 @@ def test_learned_score_fits_the_rows_the_concatenation_would_give():
     """The LR fit gathers its subsample's rows from each side instead of concatenating every output: the same
     rows, hence the same score, as subsampling the concatenation (NaN coordinates included)."""
     from sklearn.linear_model import LogisticRegression
-    from dpverify.statistical import search as S
+    from dpverify.statistical import learned as S
     rng = np.random.default_rng(7)
     o0 = rng.laplace(size=(S.LR_FIT_SAMPLES + 3000, 2))
     o1 = rng.laplace(size=(S.LR_FIT_SAMPLES + 5000, 2)) + 0.3
     o0[::50, 1], o1[::70, 0] = np.nan, np.nan
-    got = S._learned_score(o0, o1, np.random.default_rng(1))
+    got = S.fit_linear_score(o0, o1, np.random.default_rng(1))
     X = np.concatenate([o0, o1])
     X = np.where(np.isfinite(X), X, np.where(np.isnan(X), 0.0, np.sign(X) * 1e300))
     y = np.r_[np.zeros(len(o0)), np.ones(len(o1))]
     idx = np.random.default_rng(1).choice(len(X), 2 * S.LR_FIT_SAMPLES, replace=False)
     X, y = X[idx], y[idx]
     mean, scale = X.mean(axis=0), X.std(axis=0)
-    model = LogisticRegression(max_iter=200).fit((X - mean) / scale, y)
+    model = LogisticRegression(max_iter=200, solver="newton-cholesky").fit((X - mean) / scale, y)
     assert got is not None and got.mean == tuple(mean) and got.scale == tuple(scale)
     np.testing.assert_allclose(got.coef, model.coef_[0], rtol=1e-9)
 
@@ -410,27 +410,32 @@ def test_distinct_rows_counts_or_says_more_than_the_limit():
 
 
 def test_families_at_once_choose_what_one_at_a_time_chooses():
-    """CandidateSearch.families scores all families in one call; the candidates (events, counts, scores, order) are
-    those of calling family once per family."""
-    from dpverify.statistical.search import CandidateSearch, _Scorer, _scalar_feature
-    from dpverify.statistical.features import Column
+    """CandidateSearch.families scores all families in one call, and _scalar_features every feature's families in
+    one call; the candidates (events, counts, scores, order) are those of calling family once per family."""
+    from dpverify.statistical.search import CandidateSearch, _Scorer, _scalar_feature, _scalar_features
+    from dpverify.statistical.features import Column, Statistic
 
     rng = np.random.default_rng(11)
     o0, o1 = rng.laplace(0.0, 1.0, (4000, 2)), rng.laplace(0.3, 1.0, (4000, 2))
     halves = (o0[:2000], o1[:2000], o0[2000:], o1[2000:])
 
-    def run(batched: bool):
+    features = [Column(0), Column(1), Statistic("max")]
+
+    def run(batched: bool, all_features: bool = False):
         search = CandidateSearch(_Scorer(2000, 10_000, 2.0, 0.0), _Scorer(2000, 10_000, 2.0, 0.0))
         if not batched:
             search.families = lambda specs: [search.family(*sp) for sp in specs]   # type: ignore[method-assign]
             original = CandidateSearch.families
             search.family = lambda *a: original(search, [a])                      # type: ignore[method-assign]
-        for j in range(2):
-            _scalar_feature(Column(j), halves, search)
+        if all_features:
+            _scalar_features(features, halves, search)
+        else:
+            for f in features:
+                _scalar_feature(f, halves, search)
         return [(c.event.description, c.direction, c.count_num, c.count_den, c.score, c.group) for c in search.finish()]
 
-    batched, one_by_one = run(True), run(False)
-    assert batched == one_by_one and len(batched) >= 8
+    batched, one_by_one, all_at_once = run(True), run(False), run(True, True)
+    assert batched == one_by_one == all_at_once and len(batched) >= 12
 
 
 def test_cell_edges_of_a_sorted_sample_match_the_sorting_reference():

@@ -37,6 +37,7 @@ from numpy.typing import NDArray
 from dpverify.statistical.atoms import HashSetEvent, repeated_hashes
 from dpverify.statistical.cells import (CellSetEvent, ProductRatioScore, bin_counts, fit_cells_and_codes,
                                        fit_product_ratio, nan_start, sorted_distinct, tail_ranks)
+from dpverify.statistical.learned import fit_linear_score
 from dpverify.statistical.stats import epsilon_lower_bound, wilson_lower, wilson_upper
 from dpverify.execution.sampling import single_threaded_libraries
 from dpverify.statistical.columns import MAX_COLUMNS, SortedColumns
@@ -48,10 +49,8 @@ __all__ = ["Candidate", "CandidateSearch", "SearchInput", "EventFamily", "featur
 
 THRESHOLD_GRID = 2000
 INTERVAL_GRID = 80
-LR_FIT_SAMPLES = 50_000
 #: vector outputs with at most this many distinct rows in the probe are searched by outcome unions alone
 UNIONS_SUFFICE = 64
-
 
 
 # ----------------------------------------------------------------------------------------- search
@@ -227,7 +226,21 @@ def _in(s: NDArray, lo: NDArray, hi: NDArray) -> NDArray:
 
 def _scalar_feature(feature: Feature, halves: tuple[NDArray, NDArray, NDArray, NDArray], search: CandidateSearch,
                     sorted_columns: SortedColumns | None = None) -> None:
-    """Threshold, interval and point-mass events on one scalar feature.
+    """Threshold, interval and point-mass events on one scalar feature (:func:`_scalar_features`)."""
+    _scalar_features([feature], halves, search, sorted_columns)
+
+
+def _scalar_features(features: Sequence[Feature], halves: tuple[NDArray, NDArray, NDArray, NDArray],
+                     search: CandidateSearch, sorted_columns: SortedColumns | None = None) -> None:
+    """The events of :func:`_feature_specs` on every feature, in one :meth:`CandidateSearch.families` call: one
+    scoring call for all of them (a vector search has some 26 features, and on its small samples at the first
+    checkpoints of an anytime audit each call's fixed cost counted)."""
+    search.families([spec for f in features for spec in _feature_specs(f, halves, sorted_columns)])
+
+
+def _feature_specs(feature: Feature, halves: tuple[NDArray, NDArray, NDArray, NDArray],
+                   sorted_columns: SortedColumns | None = None) -> list[tuple]:
+    """Threshold, interval and point-mass events on one scalar feature, as specs of :meth:`CandidateSearch.families`.
 
     Grids of thresholds are quantiles of the *continuous part* of the selection half plus its point
     masses (values seen twice or more): a large point mass (e.g. a 0 standing for "not released")
@@ -283,7 +296,7 @@ def _scalar_feature(feature: Feature, halves: tuple[NDArray, NDArray, NDArray, N
                       lambda i: ValueSetEvent(feature, (float(atoms[i]),)), f"{name}:atom",
                       "atom" if counts[is_atom].sum() < len(pooled) // 2 else fam))   # point masses of a mostly
                       # continuous feature get the point-mass slot; the values of a discrete one (argmax) do not
-    search.families(specs)
+    return specs
 
 
 def _two_sided_tails(feature: Feature, pooled: NDArray, a0: NDArray, a1: NDArray, counter: Callable,
@@ -439,38 +452,6 @@ def atom_candidates(h0: NDArray[np.uint64], h1: NDArray[np.uint64], n_test: int,
             if isinstance(c.event, HashSetEvent) and c.event.hashes]
 
 
-def _learned_score(o0: NDArray, o1: NDArray, rng: np.random.Generator) -> LinearScore | None:
-    """Fit a logistic regression telling ``x0``'s outputs from ``x1``'s (DP-Sniper's attack model)."""
-    from sklearn.linear_model import LogisticRegression
-
-    n0, n1 = len(o0), len(o1)
-    r0, r1 = o0.reshape(n0, -1), o1.reshape(n1, -1)
-    y = np.r_[np.zeros(n0), np.ones(n1)]
-    if n0 + n1 > 2 * LR_FIT_SAMPLES:
-        # the rows of the concatenated outputs at idx, gathered from each side without concatenating them all
-        idx = rng.choice(n0 + n1, 2 * LR_FIT_SAMPLES, replace=False)
-        first = idx < n0
-        X = np.empty((len(idx), r0.shape[1]), dtype=np.result_type(r0, r1))
-        X[first], X[~first] = r0[idx[first]], r1[idx[~first] - n0]
-        y = y[idx]
-    else:
-        X = np.concatenate([r0, r1])
-    X = X.astype(np.float64, copy=False)     # (X is a fresh array: standardised in place below)
-    if not np.isfinite(X).all():
-        X = np.where(np.isfinite(X), X, np.where(np.isnan(X), 0.0, np.sign(X) * 1e300))
-    mean, scale = X.mean(axis=0), X.std(axis=0)
-    scale = np.where(scale > 0, scale, 1.0)
-    X -= mean
-    X /= scale
-    Z = X
-    if not np.isfinite(Z).all():
-        return None
-    model = LogisticRegression(max_iter=200)
-    with single_threaded_libraries("sklearn"):        # its OpenMP and BLAS threads only slow these small fits down
-        model.fit(Z, y)
-    return LinearScore(tuple(mean), tuple(scale), tuple(model.coef_[0]), float(model.intercept_[0]))
-
-
 @dataclass(frozen=True)
 class SearchInput:
     """What an event family sees: the four halves ``(sel0, sel1, score0, score1)`` of the search sample (outputs on
@@ -578,15 +559,14 @@ def search_events(
         if float_bits and o0.dtype.kind == "f":
             features += [LowBit(j) for j in range(min(k, MAX_COLUMNS))]
         if n_unique > 2:
-            learned = _learned_score(halves[0], halves[1], rng)
+            learned = fit_linear_score(halves[0], halves[1], rng)
             if learned is not None:
                 features.append(learned)
             ratio = fit_product_ratio(halves[0], halves[1], sorted_columns,
                                       None if sorted_columns is None else sorted_columns.pooled)
             if ratio is not None:
                 features.append(ratio)
-    for f in features:
-        _scalar_feature(f, halves, search, sorted_columns)
+    _scalar_features(features, halves, search, sorted_columns)
     if nan_outcome and o0.dtype.kind == "f":
         ev = NanEvent()
         k = [np.array([int(ev.contains(x).sum())]) for x in halves]
