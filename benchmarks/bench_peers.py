@@ -455,12 +455,51 @@ def fmt_verdict_run(v: dict[str, Any]) -> str:
     return f"{fmt_verdict(v['violation'])} (expected {v['expect']}), {where}{v['seconds']:.2f} s"
 
 
+def profile_section(profiles: Sequence[dict[str, Any]], rows: dict[str, dict[str, Any]],
+                    workers: int = WORKERS) -> list[str]:
+    """Markdown lines: the verdict profile (:func:`profile_verdict`) of each mechanism in ``profiles``, one column each,
+    with the time the speed goal allows it (StatDP's verdict time / 10, from ``rows``: :func:`goal_rows`) and the
+    mechanism's own code spread evenly over ``workers`` processes -- the floor of any verdict drawing those outputs
+    on this many cores."""
+    ids = [p["id"] for p in profiles]
+    L = ["### Where dpverify's verdict time goes, on every mechanism that misses the speed goal (cProfile, one "
+         "process)", "",
+         "The same verdict runs as above with `workers = 1`, so that the profiler sees every function (profiler "
+         "overhead included). Seconds and share of the whole verdict; indented rows are part of the row above "
+         "(`benchmarks/profiling.py`). The last rows: the time the speed goal allows (StatDP's verdict time / "
+         f"{SPEED_GOAL:g}) and the mechanism's own code for the outputs dpverify drew (its calls by the sampling "
+         f"layer) spread evenly over {workers} workers: where that floor reaches the goal's time, no verdict that "
+         "draws these outputs meets the goal on this machine, whatever its statistics cost.", "",
+         "| Part | " + " | ".join(f"`{i}`" for i in ids) + " |", "|---|" + "---|" * len(ids)]
+    labels = [label for label, _ in profiles[0]["phases"]]
+    for k, label in enumerate(labels):
+        indent = len(label) - len(label.lstrip(" "))
+        cells = []
+        for p in profiles:
+            total = p["phases"][0][1] or 1.0
+            secs = p["phases"][k][1]
+            cells.append(f"{secs:.2f} ({secs / total:.0%})")
+        L.append(f"| {'&nbsp;' * 2 * indent}{label.strip()} | " + " | ".join(cells) + " |")
+    L.append("| largest part no other row contains | "
+             + " | ".join(f"{p['dominant'][0].strip()}" if p.get("dominant") else "–" for p in profiles) + " |")
+    own = [p.get("sampler") for p in profiles]
+    L.append("| the mechanism's own code | " + " | ".join("–" if s is None else f"{s:.2f}" for s in own) + " |")
+    goal = [rows.get(i, {}).get("sd_seconds") for i in ids]
+    L.append(f"| the goal's time: StatDP's verdict / {SPEED_GOAL:g} | "
+             + " | ".join("–" if g is None else f"{g / SPEED_GOAL:.2f}" for g in goal) + " |")
+    L.append(f"| its own code over {workers} workers, share of the goal's time | "
+             + " | ".join("–" if s is None or not g else f"{s / workers / (g / SPEED_GOAL):.0%}"
+                          for s, g in zip(own, goal)) + " |")
+    return L + [""]
+
+
 def report(command: str, budget: Budget, seed: int, dp: dict[str, dict[str, Any]], sd: dict[str, Any] | None,
            samplers: list[dict[str, Any]], busy: tuple[float | None, float | None, float | None],
            statdp_error: str | None, venv: Path, dv: dict[str, dict[str, Any]] | None = None,
-           profile: dict[str, Any] | None = None) -> str:
+           profiles: Sequence[dict[str, Any]] = ()) -> str:
     """The markdown section.  ``dp``: dpverify at the entries' own budgets (bounds); ``dv``: dpverify's verdict
-    runs (sequential, StatDP's budget; default ``dp``); ``profile``: :func:`profile_verdict` of one of them."""
+    runs (sequential, StatDP's budget; default ``dp``); ``profiles``: :func:`profile_verdict` of some of them (those
+    that miss the speed goal)."""
     dv = dp if dv is None else dv
     L = report_header(command, seed, busy, " and the ratios between the two tools less so")
     sd_results = {} if sd is None else sd["results"]
@@ -565,30 +604,8 @@ def report(command: str, budget: Budget, seed: int, dp: dict[str, dict[str, Any]
              "a `pass` is never a stop: no test certifies privacy, so on a correct mechanism both tools run to "
              "the end of their budgets and the speed-up to the verdict is the ratio of their costs at that budget.")
     L.append("")
-    if profile is not None:
-        L.append(f"### Where dpverify's verdict time goes: `{profile['id']}` (the slowest verdict among the mechanisms "
-                 "that miss the speed goal), cProfile, one process")
-        L.append("")
-        L.append(f"The same verdict run as above with `workers = 1` so that the profiler sees every function: "
-                 f"{profile['wall']:.2f} s in all (profiler overhead included). Cumulative seconds; indented rows "
-                 "are part of the row above (`benchmarks/profiling.py`).")
-        L.append("")
-        L.append("| Part | Seconds | Share |")
-        L.append("|---|---|---|")
-        total = profile["phases"][0][1] or 1.0
-        for label, secs in profile["phases"]:
-            indent = len(label) - len(label.lstrip(" "))
-            L.append(f"| {'&nbsp;' * 2 * indent}{label.strip()} | {secs:.2f} | {secs / total:.0%} |")
-        L.append("")
-        extra = []
-        if profile.get("dominant"):
-            label, secs = profile["dominant"]
-            extra.append(f"The largest part of it that no other row contains: {label.strip()}, {secs:.2f} s.")
-        if profile.get("sampler") is not None:
-            extra.append(f"The mechanism's own code (its calls by the sampling layer, profiler overhead included): "
-                         f"{profile['sampler']:.2f} s.")
-        if extra:
-            L += [" ".join(extra), ""]
+    if profiles:
+        L += profile_section(profiles, goal_rows(dp, sd, dv))
     L.append("### Published figures (DP-Sniper's reference logs, Bichsel et al., S&P 2021; claimed ε = 0.1 for every "
              "row; hardware not recorded)")
     L.append("")
@@ -648,18 +665,17 @@ def main(argv: list[str] | None = None) -> int:
             statdp_error = sd["error"]
         except (VenvError, OSError) as exc:
             statdp_error = str(exc)
-    profile = None
-    missed = [e for e, r in goal_rows(dp, sd, dv).items() if r.get("goal") is not True]
-    if missed:
-        slowest = max(missed, key=lambda e: dv[e]["seconds"])
-        log(f"[bench_peers] profile of the verdict on {slowest} ...")
-        profile = profile_verdict(slowest, budget, args.seed)
+    profiles = []
+    for e, r in goal_rows(dp, sd, dv).items():
+        if r.get("goal") is not True:
+            log(f"[bench_peers] profile of the verdict on {e} ...")
+            profiles.append(profile_verdict(e, budget, args.seed))
     log("[bench_peers] sampler throughput ...")
     samplers = bench_samplers(budget, args.seed)
     busy_during = meter.others()
     busy_after = background_busy()
     text = report(command, budget, args.seed, dp, sd, samplers, (busy_before, busy_during, busy_after),
-                  statdp_error, ours.venv, dv, profile)
+                  statdp_error, ours.venv, dv, profiles)
     print(text)
     if args.write is not None:
         write_section(args.write, text, BEGIN, END)

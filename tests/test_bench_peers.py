@@ -120,9 +120,16 @@ def test_report_with_and_without_statdp(tmp_path):
     assert pairs == 2 and outputs == 2 * (2 * bp.QUICK.event_iterations + bp.QUICK.detect_iterations)
     row = next(line for line in text.splitlines() if line.startswith("| `histogram` | 9, 9.0 M, 4.50 s, 0.50 s"))
     assert row.endswith(f"| {9e6 / outputs:.1f}× | {10.0 / outputs * 1e6 / 0.5:.1f}× |")
-    prof = {"id": "svt", "wall": 2.0, "phases": [("whole verdict (every stage)", 1.5), ("  event search", 0.75)]}
-    text = bp.report("cmd", bp.QUICK, 0, _fake_dp(ids), sd, samplers, busy, None, bp.DEFAULT_VENV, profile=prof)
-    assert "Where dpverify's verdict time goes: `svt`" in text and "| &nbsp;&nbsp;&nbsp;&nbsp;event search | 0.75 | 50% |" in text
+    profs = [{"id": "svt", "wall": 2.0, "phases": [("whole verdict (every stage)", 1.5), ("  event search", 0.75)],
+              "dominant": ("  event search", 0.75), "sampler": 0.4},
+             {"id": "histogram", "wall": 3.0, "phases": [("whole verdict (every stage)", 2.0), ("  event search", 0.5)],
+              "dominant": ("  event search", 0.5), "sampler": None}]
+    text = bp.report("cmd", bp.QUICK, 0, _fake_dp(ids), sd, samplers, busy, None, bp.DEFAULT_VENV, profiles=profs)
+    assert "| Part | `svt` | `histogram` |" in text
+    assert "| &nbsp;&nbsp;&nbsp;&nbsp;event search | 0.75 (50%) | 0.50 (25%) |" in text
+    # StatDP's fake verdicts take 10 s: the goal allows 1 s; 0.4 s of own code over 2 workers is 20 % of it
+    assert "| the goal's time: StatDP's verdict / 10 | 1.00 | 1.00 |" in text
+    assert "| its own code over 2 workers, share of the goal's time | 20% | – |" in text
     doc = tmp_path / "performance.md"
     doc.write_text("# Performance\n\n<!-- BEGIN peers -->\nold\n<!-- END peers -->\n\nafter\n")
     bp.write_section(doc, text, bp.BEGIN, bp.END)
