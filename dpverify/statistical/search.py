@@ -26,6 +26,7 @@ by one standard error of the search estimate."""
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 from dataclasses import dataclass, field
 from collections.abc import Sequence
@@ -212,6 +213,14 @@ def _tail_grids(values_sorted: NDArray[np.float64]) -> tuple[NDArray[np.float64]
     return sorted_distinct(values_sorted[tail])[0], sorted_distinct(values_sorted[n - 1 - tail][::-1])[0]
 
 
+@functools.lru_cache(maxsize=64)
+def _pairs_above(m: int) -> tuple[NDArray[np.intp], NDArray[np.intp]]:
+    """``np.triu_indices(m, k=1)``, cached and read-only (every feature's interval grid has the same few sizes)."""
+    ia, ib = np.triu_indices(m, k=1)
+    ia.flags.writeable = ib.flags.writeable = False
+    return ia, ib
+
+
 def _le(s: NDArray, t: NDArray) -> NDArray:
     return np.searchsorted(s, t, "right")
 
@@ -285,7 +294,7 @@ def _feature_specs(feature: Feature, halves: tuple[NDArray, NDArray, NDArray, ND
               lambda i: IntervalEvent(feature, -math.inf, float(grid[i])), f"{name}:le", fam),
              (_ge(a0, grid), _ge(a1, grid), counter(lambda v, i: v >= grid[i]),
               lambda i: IntervalEvent(feature, float(grid[i]), math.inf), f"{name}:ge", fam)]
-    ia, ib = np.triu_indices(len(g), k=1)
+    ia, ib = _pairs_above(len(g))
     if len(ia):
         lo, hi = g[ia], g[ib]
         specs.append((_in(a0, lo, hi), _in(a1, lo, hi), counter(lambda v, i: (v >= lo[i]) & (v <= hi[i])),
@@ -308,8 +317,7 @@ def _two_sided_tails(feature: Feature, pooled: NDArray, a0: NDArray, a1: NDArray
     lows, highs = _tail_grids(pooled)
     if len(pooled) < 4 or len(lows) == 0 or len(highs) == 0:
         return []
-    il, ih = np.meshgrid(np.arange(len(lows)), np.arange(len(highs)), indexing="ij")
-    lo, hi = lows[il.ravel()], highs[ih.ravel()]
+    lo, hi = np.repeat(lows, len(highs)), np.tile(highs, len(lows))        # every (low, high), lows outer
     keep = lo < hi
     lo, hi = lo[keep], hi[keep]
     if len(lo) == 0:
