@@ -25,8 +25,9 @@ rows (``Y`` and ``Z`` of the same row index paired): four counts per batch suffi
 **Checkpoints and finalists.**  The stream is drawn in batches (``first_batch`` outputs per input, then a
 sixteenth of the stream so far, at most ``batch_size``; every batch seeded by its coordinates, so results do not
 depend on the number of workers).  At the checkpoints ``first_samples, growth * first_samples, ...`` the event
-search of :func:`dpverify.audit` (:func:`dpverify.statistical.search.search_events`, every family) runs on the
-stream so far (its last ``search_samples`` outputs per input), and the ``finalists`` candidates of largest
+search of :func:`dpverify.audit` (:func:`dpverify.statistical.search.search_events`, every family, and thresholds
+anchored at the pair's inputs: :mod:`dpverify.statistical.anchors`) runs on the stream so far (its last
+``search_samples`` outputs per input), and the ``finalists`` candidates of largest
 *expected growth* are bet on until the next checkpoint: ``g = max_lambda E log(1 + lambda (Y - e^eps Z -
 delta))`` for Bernoulli ``Y, Z`` with the frequencies of the search's scoring half, each moved one standard error
 against the claim (:func:`bet_growth`; for a small gap ``g ~ mean^2 / (2 var)``, so ``ln(1/alpha) / g`` outputs

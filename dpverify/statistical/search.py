@@ -35,6 +35,7 @@ from typing import Callable
 import numpy as np
 from numpy.typing import NDArray
 
+from dpverify.statistical.anchors import Anchors, anchored_specs
 from dpverify.statistical.atoms import HashSetEvent, repeated_hashes
 from dpverify.statistical.cells import (CellSetEvent, ProductRatioScore, bin_counts, fit_cells_and_codes,
                                        fit_product_ratio, nan_start, sorted_distinct, tail_ranks)
@@ -489,12 +490,13 @@ class SearchSettings:
     float_bits: bool = False
     nan_outcome: bool = False
     families: tuple[EventFamily, ...] = ()
+    anchors: Anchors | None = None
 
     def run(self, o0: NDArray, o1: NDArray, rng: np.random.Generator) -> tuple[list[Candidate], int, str]:
         """:func:`search_events` with these settings, the libraries' thread pools on one thread."""
         with single_threaded_libraries():
             return search_events(o0, o1, n_test=self.n_test, z=self.z, delta=self.delta, float_bits=self.float_bits,
-                                 nan_outcome=self.nan_outcome, rng=rng, families=self.families)
+                                 nan_outcome=self.nan_outcome, rng=rng, families=self.families, anchors=self.anchors)
 
 
 def feature_events(feature: Feature, data: SearchInput, search: CandidateSearch) -> None:
@@ -525,6 +527,7 @@ def search_events(
     nan_outcome: bool = False,
     rng: np.random.Generator,
     families: Sequence[EventFamily] = (),
+    anchors: Anchors | None = None,
 ) -> tuple[list[Candidate], int, str]:
     """Search events telling ``o0`` (outputs on ``x0``) from ``o1``, in both directions.
 
@@ -532,7 +535,8 @@ def search_events(
     candidate of every family and direction with its scoring-half score, the number of events
     considered and the output kind detected (``"discrete"``, ``"scalar"``, ``"vector"``).  ``families``: event
     families of the caller's own (:data:`EventFamily`), run after the built-in ones on the same halves; their
-    candidates are ranked with everyone else's (family ``"tail"`` unless they name another).
+    candidates are ranked with everyone else's (family ``"tail"`` unless they name another).  ``anchors``: the
+    pair's query answers (:func:`dpverify.statistical.anchors.input_anchors`), whose threshold events join the search.
     """
     n = len(o0)
     h = n // 2
@@ -575,6 +579,8 @@ def search_events(
             if ratio is not None:
                 features.append(ratio)
     _scalar_features(features, halves, search, sorted_columns)
+    if anchors is not None:
+        search.families(anchored_specs(halves, anchors))
     if nan_outcome and o0.dtype.kind == "f":
         ev = NanEvent()
         k = [np.array([int(ev.contains(x).sum())]) for x in halves]

@@ -23,6 +23,7 @@ sequence of batches wherever it is kept, and results are read in pair order (err
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import os
 import time
@@ -36,6 +37,7 @@ from dpverify.errors import DPVerifyError, MechanismError
 from dpverify.execution.sampling import (TEST_PHASE, BatchOutput, BatchTiming, Signature, Task, WorkerPool, run_batch,
                                          single_threaded_libraries)
 from dpverify.neighbours import Pair
+from dpverify.statistical.anchors import input_anchors
 from dpverify.statistical.contract import check_batches_distinct
 from dpverify.statistical.search import Candidate, SearchSettings
 
@@ -198,7 +200,8 @@ class StreamLane:
 
     def jobs(self, k: int, settings: SearchSettings) -> dict[int, StreamSearch]:
         """Checkpoint ``k``'s search of every pair of the lane, on its stream so far."""
-        return {i: StreamSearch(s.outputs(0), s.outputs(1), i, k, settings, self.entropy)
+        return {i: StreamSearch(s.outputs(0), s.outputs(1), i, k, dataclasses.replace(
+                    settings, anchors=input_anchors(self.pairs[i].x0, self.pairs[i].x1)), self.entropy)
                 for i, s in self.streams.items()}
 
     def search(self, k: int, settings: SearchSettings) -> dict[int, Found]:

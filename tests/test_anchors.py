@@ -1,0 +1,84 @@
+"""Threshold events anchored at the pair's inputs (dpverify/statistical/anchors.py)."""
+
+import math
+
+import numpy as np
+
+from dpverify.statistical.anchors import ANCHORED, anchored_specs, input_anchors
+from dpverify.statistical.search import search_events
+
+
+def test_input_anchors_of_numbers_and_vectors_only():
+    assert input_anchors(0.0, 1.0) == ((0.0,), (1.0,))
+    assert input_anchors(np.int64(3), 5) == ((3.0,), (5.0,))
+    assert input_anchors([0, 1, 1], [1, 1, 1]) == ((0.0, 1.0, 1.0), (1.0, 1.0, 1.0))
+    assert input_anchors(1.0, 1.0) is None                                 # no difference to anchor at
+    assert input_anchors([1, 2], [1, 2, 3]) is None                        # shapes differ
+    assert input_anchors([[1.0, 2.0]], [[1.0, 3.0]]) is None               # a dataset of records
+    assert input_anchors("a", "b") is None and input_anchors(None, None) is None
+    assert input_anchors(0.0, math.inf) is None and input_anchors([], []) is None
+
+
+def _halves(o0, o1):
+    h = len(o0) // 2
+    return o0[:h], o1[:h], o0[h:], o1[h:]
+
+
+def test_anchored_specs_count_the_events_they_name():
+    """Every spec's selection-half counts and scoring-half counts are those of the event it makes, at thresholds
+    taken from the inputs alone (scalar input, two released columns: every column, min, max; sum at twice it)."""
+    rng = np.random.default_rng(3)
+    o0, o1 = rng.laplace(0.0, 10.0, (4000, 2)), rng.laplace(1.0, 10.0, (4000, 2))
+    halves = _halves(o0, o1)
+    specs = anchored_specs(halves, input_anchors(0.0, 1.0))
+    assert [sp[4] for sp in specs] == ["out[0]:anchored", "out[1]:anchored", "min(out):anchored", "max(out):anchored",
+                                       "sum(out):anchored"]
+    for a0, a1, count_b, make, group, family in specs:
+        assert family == ANCHORED and len(a0) == len(a1) == 4
+        for i in range(len(a0)):
+            ev = make(i)
+            assert (int(a0[i]), int(a1[i])) == tuple(int(ev.contains(h).sum()) for h in halves[:2])
+            assert count_b(i) == tuple(int(ev.contains(h).sum()) for h in halves[2:])
+            assert {ev.low, ev.high} - {-math.inf, math.inf} <= ({0.0, 1.0} if group != "sum(out):anchored"
+                                                                 else {0.0, 2.0})
+
+
+def test_vector_inputs_anchor_the_coordinates_that_differ():
+    rng = np.random.default_rng(4)
+    x0, x1 = np.array([0.0, 1.0, 1.0]), np.array([1.0, 1.0, 1.0])
+    o0, o1 = x0 + rng.laplace(0, 10, (2000, 3)), x1 + rng.laplace(0, 10, (2000, 3))
+    groups = [sp[4] for sp in anchored_specs(_halves(o0, o1), input_anchors(x0, x1))]
+    assert groups == ["out[0]:anchored", "sum(out):anchored"]
+    assert anchored_specs(_halves(o0, o1), input_anchors([0.0, 1.0], [1.0, 1.0])) == []   # no column count matches
+    assert anchored_specs(_halves(o0.reshape(-1, 3, 1), o1.reshape(-1, 3, 1)), input_anchors(x0, x1)) == []
+
+
+def test_search_ranks_the_anchored_events_with_the_others():
+    """Two releases of x + Lap(10) (the composition bug): with the inputs' anchors the search proposes {min(o) >= 1},
+    the pair's best event (log ratio 0.2 exactly, the largest there is), among its candidates; without, no anchored
+    candidate."""
+    rng = np.random.default_rng(5)
+    o0, o1 = rng.laplace(0.0, 10.0, (20_000, 2)), rng.laplace(1.0, 10.0, (20_000, 2))
+    kw = dict(n_test=100_000, z=2.0, delta=0.0, rng=np.random.default_rng(0))
+    plain, _, _ = search_events(o0, o1, **kw)
+    anchored, _, _ = search_events(o0, o1, anchors=input_anchors(0.0, 1.0), **kw)
+    assert not any(c.family == ANCHORED for c in plain)
+    ours = [c for c in anchored if c.family == ANCHORED]
+    assert len(anchored) == len(plain) + len(ours) and len(ours) == 10          # 5 features, both directions
+    best = [c for c in ours if c.event.description == "min(out) ≥ 1" and c.direction == 1]
+    assert len(best) == 1 and best[0].count_num > best[0].count_den
+
+
+def test_the_anytime_streams_search_each_pair_with_its_own_anchors():
+    from algorithms.classic.laplace import Laplace
+    from dpverify.neighbours import Pair
+    from dpverify.statistical.search import SearchSettings
+    from dpverify.statistical.streams import StreamLane
+
+    pairs = {0: Pair(0.0, 1.0, "a"), 1: Pair(2.0, 5.0, "b"), 2: Pair("x", "y", "c")}
+    lane = StreamLane(Laplace(epsilon=1.0), pairs, entropy=7, nan_policy="error", cap=100)
+    for i in pairs:                                     # a batch of outputs per input (drawn or not: no matter)
+        for side in (0, 1):
+            lane.streams[i].add(side, 0, np.zeros(10))
+    jobs = lane.jobs(0, SearchSettings(1000, 2.0, 0.0))
+    assert [jobs[i].settings.anchors for i in range(3)] == [((0.0,), (1.0,)), ((2.0,), (5.0,)), None]
