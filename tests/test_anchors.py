@@ -53,6 +53,21 @@ def test_vector_inputs_anchor_the_coordinates_that_differ():
     assert anchored_specs(_halves(o0.reshape(-1, 3, 1), o1.reshape(-1, 3, 1)), input_anchors(x0, x1)) == []
 
 
+def test_wide_outputs_anchor_at_most_max_columns():
+    """As the search's own column features, at most MAX_COLUMNS columns: the first ones for a number, those the inputs
+    differ most in for vectors (in column order); sum, min and max besides."""
+    from dpverify.statistical.columns import MAX_COLUMNS
+
+    k = MAX_COLUMNS + 8
+    rng = np.random.default_rng(6)
+    o0, o1 = rng.normal(size=(200, k)), rng.normal(size=(200, k))
+    groups = [sp[4] for sp in anchored_specs(_halves(o0, o1), input_anchors(0.0, 1.0))]
+    assert groups[:MAX_COLUMNS] == [f"out[{j}]:anchored" for j in range(MAX_COLUMNS)] and len(groups) == MAX_COLUMNS + 3
+    x0, x1 = np.zeros(k), np.arange(k, dtype=float)                 # column j differs by j: the last ones most
+    groups = [sp[4] for sp in anchored_specs(_halves(o0, o1), input_anchors(x0, x1))]
+    assert groups == [f"out[{j}]:anchored" for j in range(k - MAX_COLUMNS, k)] + ["sum(out):anchored"]
+
+
 def test_search_ranks_the_anchored_events_with_the_others():
     """Two releases of x + Lap(10) (the composition bug): with the inputs' anchors the search proposes {min(o) >= 1},
     the pair's best event (log ratio 0.2 exactly, the largest there is), among its candidates; without, no anchored

@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from dpverify.statistical.columns import MAX_COLUMNS
 from dpverify.statistical.events import IntervalEvent
 from dpverify.statistical.features import Column, Feature, Identity, Statistic
 
@@ -59,12 +60,15 @@ def _features(anchors: Anchors, width: int | None) -> list[tuple[Feature, tuple[
         return [(Identity(), tuple(sorted({a0[0], a1[0]})))] if len(a0) == 1 else []
     if len(a0) == 1:
         both = tuple(sorted({a0[0], a1[0]}))
-        return ([(Column(j), both) for j in range(width)] + [(Statistic("min"), both), (Statistic("max"), both)]
+        return ([(Column(j), both) for j in range(min(width, MAX_COLUMNS))]
+                + [(Statistic("min"), both), (Statistic("max"), both)]
                 + [(Statistic("sum"), tuple(sorted({width * a0[0], width * a1[0]})))])
     if len(a0) != width:
         return []
-    feats: list[tuple[Feature, tuple[float, ...]]] = [(Column(j), tuple(sorted({a0[j], a1[j]})))
-                                                       for j in range(width) if a0[j] != a1[j]]
+    # the coordinates the inputs differ in, at most MAX_COLUMNS of them (those they differ most in)
+    gaps = np.abs(np.subtract(a0, a1))
+    differ = [int(j) for j in np.argsort(-gaps, kind="stable")[:MAX_COLUMNS] if gaps[j] > 0]
+    feats: list[tuple[Feature, tuple[float, ...]]] = [(Column(j), tuple(sorted({a0[j], a1[j]}))) for j in sorted(differ)]
     return feats + [(Statistic("sum"), tuple(sorted({math.fsum(a0), math.fsum(a1)})))]
 
 
