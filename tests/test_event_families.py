@@ -241,10 +241,14 @@ def test_sorted_quantiles_are_numpys_quantiles():
     samples = [rng.laplace(size=n) for n in (1, 2, 3, 7, 1000, 99_999)]
     samples += [rng.integers(0, 3, 5000).astype(float), np.r_[-np.inf, rng.normal(size=10), np.inf],
                 np.full(17, 2.5), rng.normal(size=1001) * 1e300]
+    grids = [qs] + [np.linspace(0, 1, bins + 1)[1:-1] for bins in (2, 8, 16, 33)] + [rng.uniform(size=50)]
+    samples += [rng.normal(size=n) for n in rng.integers(1, 400, 40)]
+    samples += [rng.integers(-5, 5, size=n) for n in (1, 9, 300)]                 # integers too
     for a in samples:
         a = np.sort(a)
-        with np.errstate(invalid="ignore"):
-            np.testing.assert_array_equal(sorted_quantiles(a, qs), np.quantile(a, qs))
+        for grid in grids:
+            with np.errstate(invalid="ignore"):
+                np.testing.assert_array_equal(sorted_quantiles(a, grid), np.quantile(a, grid))
 
 
 def test_linear_score_in_blocks_is_the_score_of_each_row():
