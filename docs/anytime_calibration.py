@@ -357,14 +357,14 @@ def main() -> None:
         print()
         print("\n".join(seeds_and_oracles(missed, args.seeds, args.alpha, args.workers)))
         print(f"({time.perf_counter() - t0:.0f} s)")
+    compared_ids = list(dict.fromkeys([*missed, *COMPARED_ALSO]))     # the misses, then two that reach the goal
     if args.spacings:
         t0 = time.perf_counter()
         print()
         print("**Checkpoint spacing**: samples per input to a verdict with other spacings of the checkpoints:")
         print()
         growths = [float(g) for g in args.spacings.split(",")]
-        ids = list(dict.fromkeys([*missed, *COMPARED_ALSO]))
-        print("\n".join(compared("growth", growths, "{:g}×", ids, max(args.seeds, 1), 0, args.workers)))
+        print("\n".join(compared("growth", growths, "{:g}×", compared_ids, max(args.seeds, 1), 0, args.workers)))
         print(f"({time.perf_counter() - t0:.0f} s)")
     if args.finalists:
         t0 = time.perf_counter()
@@ -373,8 +373,7 @@ def main() -> None:
               f"{anytime_default('finalists')}, was chosen on run seeds 0–{FINALISTS_TUNED - 1}; these are later ones):")
         print()
         values = [int(v) for v in args.finalists.split(",")]
-        ids = list(dict.fromkeys([*missed, *COMPARED_ALSO]))
-        print("\n".join(compared("finalists", values, "{:d}", ids, max(args.seeds, 1), FINALISTS_TUNED,
+        print("\n".join(compared("finalists", values, "{:d}", compared_ids, max(args.seeds, 1), FINALISTS_TUNED,
                                   args.workers)))
         print(f"({time.perf_counter() - t0:.0f} s)")
 

@@ -42,11 +42,10 @@ def fit_linear_score(o0: NDArray, o1: NDArray, rng: np.random.Generator) -> Line
     scale = np.where(scale > 0, scale, 1.0)
     X -= mean
     X /= scale
-    Z = X
-    if not np.isfinite(Z).all():
+    if not np.isfinite(X).all():
         return None
     # Newton-Cholesky (a few n x d^2 steps) for few columns, L-BFGS beyond: 2-3x as fast at 20 columns
-    model = LogisticRegression(max_iter=200, solver="newton-cholesky" if Z.shape[1] <= NEWTON_COLUMNS else "lbfgs")
+    model = LogisticRegression(max_iter=200, solver="newton-cholesky" if X.shape[1] <= NEWTON_COLUMNS else "lbfgs")
     with single_threaded_libraries("sklearn"):        # its OpenMP and BLAS threads only slow these small fits down
-        model.fit(Z, y)
+        model.fit(X, y)
     return LinearScore(tuple(mean), tuple(scale), tuple(model.coef_[0]), float(model.intercept_[0]))

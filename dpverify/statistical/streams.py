@@ -158,6 +158,8 @@ class StreamLane:
     def __init__(self, mechanism: Any, pairs: dict[int, Pair], entropy: int, nan_policy: str, cap: int) -> None:
         self.mechanism, self.pairs, self.entropy, self.nan_policy = mechanism, dict(pairs), entropy, nan_policy
         self.streams = {i: PairStream(cap) for i in self.pairs}
+        # each pair's anchored thresholds (dpverify.statistical.anchors), read off its inputs once
+        self.anchors = {i: input_anchors(p.x0, p.x1) for i, p in self.pairs.items()}
 
     def part(self, indices: Sequence[int]) -> "StreamLane":
         """A lane of the pairs ``indices`` only, with their streams so far."""
@@ -200,8 +202,8 @@ class StreamLane:
 
     def jobs(self, k: int, settings: SearchSettings) -> dict[int, StreamSearch]:
         """Checkpoint ``k``'s search of every pair of the lane, on its stream so far."""
-        return {i: StreamSearch(s.outputs(0), s.outputs(1), i, k, dataclasses.replace(
-                    settings, anchors=input_anchors(self.pairs[i].x0, self.pairs[i].x1)), self.entropy)
+        return {i: StreamSearch(s.outputs(0), s.outputs(1), i, k,
+                                dataclasses.replace(settings, anchors=self.anchors[i]), self.entropy)
                 for i, s in self.streams.items()}
 
     def search(self, k: int, settings: SearchSettings) -> dict[int, Found]:
