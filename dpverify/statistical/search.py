@@ -99,31 +99,33 @@ class _Scorer:
 
 
 def rank_candidates(
-    candidates: list[Candidate], n_score: int, n_test: int, z: float, delta: float
+    candidates: list[Candidate], n_score: int | NDArray, n_test: int, z: float, delta: float
 ) -> NDArray[np.float64]:
     """Scores for choosing finalists among many candidates, corrected for optimism.
 
-    The largest of ``C`` noisy scores overstates its event by about ``sqrt(2 ln C)`` standard errors,
-    so each candidate's scoring-half counts are widened by that many standard errors, ``C`` being the number of
-    candidates of its *family* (finalists are chosen per family: a rare atom competes with the other atoms, not
-    with every tail event).  Events seen often (small standard error) keep their score; rare ones that look good
-    by chance do not.  ``n_score``: the scoring-half size, or one per candidate.
+    The largest of ``C`` noisy estimates overstates its event by about ``sqrt(2 ln C)`` standard errors *of the
+    estimate* (here ``ln(p_num / p_den)``; ``C`` the number of candidates of its *family*: finalists are chosen per
+    family, so a rare atom competes with the other atoms, not with every tail event).  Each of a candidate's two
+    scoring-half frequencies is therefore moved to the pessimistic end of its Wilson interval at ``sqrt(ln C)``
+    (``sqrt(2 ln C) / sqrt(2)``: where both counts are large, together about ``sqrt(2 ln C)`` standard errors of the
+    log ratio; where a count is small, more, as its Wilson interval is wider -- the few counts where a chance look
+    is likeliest), and the candidate scored by the bound the test would give on those at ``n_test`` outputs.
+    Events seen often keep their score; rare ones that look good by chance do not.  ``n_score``: the
+    scoring-half size, or one per candidate.  (Moving each frequency by the whole ``sqrt(2 ln C)`` standard errors,
+    as before, overstated the correction by up to sqrt(2) and lost the events of larger ε and smaller probability
+    that many vector outputs' best events are.)
     """
     if not candidates:
         return np.zeros(0)
     fams = [c.family for c in candidates]
     per = {f: fams.count(f) for f in set(fams)}
-    z_search = np.array([math.sqrt(2.0 * math.log(max(per[f], 2))) for f in fams])
-    n_score_arr = np.broadcast_to(np.asarray(n_score), (len(candidates),))
-    out = np.empty(len(candidates))
-    for zs in np.unique(z_search):
-        for ns in np.unique(n_score_arr):
-            m = (z_search == zs) & (n_score_arr == ns)
-            if m.any():
-                scorer = _Scorer(int(ns), n_test, z, delta, float(zs))
-                out[m] = scorer(np.array([c.count_num for c, k in zip(candidates, m) if k]),
-                                np.array([c.count_den for c, k in zip(candidates, m) if k]))
-    return out
+    z_c = np.array([math.sqrt(math.log(max(per[f], 2))) for f in fams])
+    ns = np.broadcast_to(np.asarray(n_score, dtype=np.float64), (len(candidates),))
+    k_num = np.array([c.count_num for c in candidates], dtype=np.float64)
+    k_den = np.array([c.count_den for c in candidates], dtype=np.float64)
+    lo = wilson_lower(wilson_lower(k_num / ns, ns, z_c), n_test, z)
+    hi = wilson_upper(wilson_upper(k_den / ns, ns, z_c), n_test, z)
+    return epsilon_lower_bound(np.maximum(lo, 0.0), hi, delta)
 
 
 @dataclass

@@ -62,21 +62,24 @@ def normal_quantile(level: float) -> float:
     return float(stats.norm.isf(level))
 
 
-def _wilson(p: NDArray[np.float64], n: ArrayLike, z: float, sign: float) -> NDArray[np.float64]:
+def _wilson(p: NDArray[np.float64], n: ArrayLike, z: ArrayLike, sign: float) -> NDArray[np.float64]:
     n = np.asarray(n, dtype=np.float64)
+    z = np.asarray(z, dtype=np.float64)
     z2 = z * z
     centre = p + z2 / (2.0 * n)
     half = z * np.sqrt(np.maximum(p * (1.0 - p), 0.0) / n + z2 / (4.0 * n * n))
     return np.clip((centre + sign * half) / (1.0 + z2 / n), 0.0, 1.0)
 
 
-def wilson_lower(p_hat: ArrayLike, n: ArrayLike, z: float) -> NDArray[np.float64]:
-    """Wilson score lower bound for an observed proportion ``p_hat`` with effective size ``n``."""
+def wilson_lower(p_hat: ArrayLike, n: ArrayLike, z: ArrayLike) -> NDArray[np.float64]:
+    """Wilson score lower bound for an observed proportion ``p_hat`` with effective size ``n`` at the normal
+    quantile ``z`` (each may be an array, broadcast together)."""
     return _wilson(np.asarray(p_hat, dtype=np.float64), n, z, -1.0)
 
 
-def wilson_upper(p_hat: ArrayLike, n: ArrayLike, z: float) -> NDArray[np.float64]:
-    """Wilson score upper bound for an observed proportion ``p_hat`` with effective size ``n``."""
+def wilson_upper(p_hat: ArrayLike, n: ArrayLike, z: ArrayLike) -> NDArray[np.float64]:
+    """Wilson score upper bound for an observed proportion ``p_hat`` with effective size ``n`` at the normal
+    quantile ``z`` (each may be an array, broadcast together)."""
     return _wilson(np.asarray(p_hat, dtype=np.float64), n, z, +1.0)
 
 
