@@ -111,6 +111,26 @@ def test_row_codes_survive_many_wide_columns() -> None:
     np.testing.assert_array_equal(inverse, ref_inverse.ravel())
     np.testing.assert_array_equal(rows_in(out, out[:5]), np.isin(row_keys(out), row_keys(out[:5])))
 
+@pytest.mark.parametrize("dtype", [np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.bool_])
+@pytest.mark.parametrize("low, high", [(-1, 2), (0, 2), (-128, 128), (0, 256), (-3, 300), (-2**40, 2**40)])
+def test_row_codes_by_offset_match_void_keys(dtype, low: int, high: int) -> None:
+    """Columns of a few small values are coded by their offset from the minimum, on the signed view when the bits of
+    small negative integers span the whole unsigned range: the same outcomes as ``np.unique`` on the rows' bytes, at
+    every width and range (an int8 column from -128 to 127 offset in int8 would wrap around)."""
+    info = np.iinfo(dtype) if dtype is not np.bool_ else None
+    lo, hi = (0, 2) if info is None else (max(low, int(info.min)), min(high, int(info.max) + 1))
+    if lo >= hi:
+        pytest.skip("range outside the dtype")
+    rng = np.random.default_rng(11)
+    for k in (2, 12, 40):
+        out = rng.integers(lo, hi, size=(3000, k)).astype(dtype)
+        out[1::3] = out[::3][: len(out[1::3])]          # repeated rows
+        first, inverse = unique_rows(out)
+        _, ref_first, ref_inverse = np.unique(row_keys(out), return_index=True, return_inverse=True)
+        np.testing.assert_array_equal(first, ref_first)
+        np.testing.assert_array_equal(inverse, ref_inverse.ravel())
+
+
 def _rare_value_missed_by_probe() -> np.ndarray:
     out = np.zeros((20_000, 2))
     out[1::7, 0] = 1.5
