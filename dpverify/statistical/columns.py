@@ -31,6 +31,7 @@ class SortedColumns:
         self._score = (score0, score1)
         self._score_t: tuple[NDArray, NDArray] | None = None
         self._sel_t: tuple[NDArray, NDArray] | None = None
+        self._by_column: dict[int, NDArray[np.float64]] = {}
 
     def __call__(self, j: int) -> tuple[NDArray, NDArray]:
         if j in self.memo:
@@ -82,11 +83,24 @@ class SortedColumns:
             self.pooled_memo[j] = got
         return got
 
+    def by_column(self, i: int) -> NDArray[np.float64]:
+        """Half ``i`` of the search (0, 1: the selection halves; 2, 3: the scoring halves) as float64 columns with NaN
+        as +inf, one contiguous ``(k, n)`` copy made on the first call and kept (float outputs: the scoring columns and
+        the max, min and argmax of the rows all read it)."""
+        if i not in self._by_column:
+            half = (self.sel + self._score)[i]
+            if half is None:
+                raise ValueError("no scoring halves were given")
+            self._by_column[i] = finite_view(np.ascontiguousarray(np.asarray(half, dtype=np.float64).T))
+        return self._by_column[i]
+
     def scoring(self, j: int) -> tuple[NDArray, NDArray]:
         """Column ``j`` of the two scoring halves, as :class:`Column` gives it, from one transposed copy of each
         half (made on the first call)."""
         if self._score[0] is None or self._score[1] is None:
             raise ValueError("no scoring halves were given")
+        if self._score[0].dtype.kind == "f" and self._score[1].dtype.kind == "f":
+            return self.by_column(2)[j], self.by_column(3)[j]
         if self._score_t is None:
             self._score_t = (np.ascontiguousarray(self._score[0].T), np.ascontiguousarray(self._score[1].T))
         return finite_view(self._score_t[0][j]), finite_view(self._score_t[1][j])

@@ -268,8 +268,11 @@ def _feature_specs(feature: Feature, halves: tuple[NDArray, NDArray, NDArray, ND
     else:
         # (values of a feature of the caller's own are sorted as a copy: it may keep them)
         own = type(feature).__module__.startswith("dpverify.")
-        a0, a1 = (sorted_values(feature(h), h) if own else np.sort(feature(h)) for h in halves[:2])
-        b0, b1 = (feature(h) for h in halves[2:])
+        shared_rows = isinstance(feature, Statistic) and sorted_columns is not None and halves[0].dtype.kind == "f"
+        v = [feature.on_columns(h, sorted_columns.by_column(i)) if shared_rows else feature(h)
+             for i, h in enumerate(halves)]
+        a0, a1 = (sorted_values(x, h) if own else np.sort(x) for x, h in zip(v[:2], halves[:2]))
+        b0, b1 = v[2:]
 
     def counter(test):
         return lambda i: (int(np.count_nonzero(test(b0, i))), int(np.count_nonzero(test(b1, i))))
