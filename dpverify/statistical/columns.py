@@ -42,7 +42,13 @@ class SortedColumns:
             if j < MAX_COLUMNS:
                 self.memo[j], self.pooled_memo[j] = got, pooled
             return got
-        got = (sorted_values(Column(j)(self.sel[0]), self.sel[0]), sorted_values(Column(j)(self.sel[1]), self.sel[1]))
+        if j < MAX_COLUMNS and self.sel[0].dtype.kind == "f" and self.sel[1].dtype.kind == "f":
+            # float columns from the halves' contiguous copies (:meth:`by_column`, shared with the rows' statistics):
+            # a strided column of row-major outputs is slower to read than to copy
+            got = (np.sort(self.by_column(0)[j]), np.sort(self.by_column(1)[j]))
+        else:
+            got = (sorted_values(Column(j)(self.sel[0]), self.sel[0]),
+                   sorted_values(Column(j)(self.sel[1]), self.sel[1]))
         if j < MAX_COLUMNS:
             self.memo[j] = got
         return got
