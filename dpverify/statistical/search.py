@@ -108,8 +108,9 @@ def rank_candidates(
     family, so a rare atom competes with the other atoms, not with every tail event).  Each of a candidate's two
     scoring-half frequencies is therefore moved to the pessimistic end of its Wilson interval at ``sqrt(ln C)``
     (``sqrt(2 ln C) / sqrt(2)``: where both counts are large, together about ``sqrt(2 ln C)`` standard errors of the
-    log ratio; where a count is small, more, as its Wilson interval is wider -- the few counts where a chance look
-    is likeliest), and the candidate scored by the bound the test would give on those at ``n_test`` outputs.
+    log ratio; where a count is small, the Wilson interval stays inside [0, 1] and skews as the binomial does, where
+    a normal interval would push a rare numerator below 0), and the candidate scored by the bound the test would
+    give on those at ``n_test`` outputs.
     Events seen often keep their score; rare ones that look good by chance do not.  ``n_score``: the
     scoring-half size, or one per candidate.  (Moving each frequency by the whole ``sqrt(2 ln C)`` standard errors,
     as before, overstated the correction by up to sqrt(2) and lost the events of larger ε and smaller probability
