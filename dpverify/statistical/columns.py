@@ -90,14 +90,15 @@ class SortedColumns:
         return got
 
     def by_column(self, i: int) -> NDArray[np.float64]:
-        """Half ``i`` of the search (0, 1: the selection halves; 2, 3: the scoring halves) as float64 columns with NaN
-        as +inf, one contiguous ``(k, n)`` copy made on the first call and kept (float outputs: the scoring columns and
-        the max, min and argmax of the rows all read it)."""
+        """Half ``i`` of the search (0, 1: the selection halves; 2, 3: the scoring halves), its columns ``j <
+        MAX_COLUMNS`` as float64 with NaN as +inf, one contiguous copy made on the first call and kept (float outputs:
+        the columns' sorts and counts and the max, min and argmax of rows of at most MAX_COLUMNS entries read it)."""
         if i not in self._by_column:
             half = (self.sel + self._score)[i]
             if half is None:
                 raise ValueError("no scoring halves were given")
-            self._by_column[i] = finite_view(np.ascontiguousarray(np.asarray(half, dtype=np.float64).T))
+            cols = np.asarray(half, dtype=np.float64).reshape(len(half), -1)[:, :MAX_COLUMNS]
+            self._by_column[i] = finite_view(np.ascontiguousarray(cols.T))
         return self._by_column[i]
 
     def scoring(self, j: int) -> tuple[NDArray, NDArray]:
@@ -105,7 +106,7 @@ class SortedColumns:
         half (made on the first call)."""
         if self._score[0] is None or self._score[1] is None:
             raise ValueError("no scoring halves were given")
-        if self._score[0].dtype.kind == "f" and self._score[1].dtype.kind == "f":
+        if j < MAX_COLUMNS and self._score[0].dtype.kind == "f" and self._score[1].dtype.kind == "f":
             return self.by_column(2)[j], self.by_column(3)[j]
         if self._score_t is None:
             self._score_t = (np.ascontiguousarray(self._score[0].T), np.ascontiguousarray(self._score[1].T))

@@ -103,9 +103,11 @@ class Statistic:
     def on_columns(self, out: NDArray, cols: NDArray) -> NDArray[np.float64]:
         """The statistic of the float rows ``out`` from ``cols``, their columns as one contiguous float64 copy with NaN
         as +inf (a search's max, min and argmax share it: one transposed copy of each half instead of one per
-        statistic); the same values as calling the statistic on ``out``."""
+        statistic); the same values as calling the statistic on ``out`` (called on it where ``cols`` does not hold
+        every column)."""
         a = np.asarray(out)
-        if self.kind in ("max", "min", "argmax") and a.ndim == 2 and a.dtype.kind == "f" and cols.shape[0] <= 32:
+        if (self.kind in ("max", "min", "argmax") and a.ndim == 2 and a.dtype.kind == "f"
+                and cols.shape[0] == a.shape[1] <= 32):
             return self._by_columns(a, cols).astype(np.float64, copy=False)
         return self(out)
 
