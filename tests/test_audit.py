@@ -254,9 +254,16 @@ def _pid_and_square(k: int) -> tuple[int, int]:
     return os.getpid(), k * k
 
 
+def _slow_pid_and_square(k: int) -> tuple[int, int]:
+    import time
+    time.sleep(0.1)
+    return _pid_and_square(k)
+
+
 def test_run_alongside_runs_the_first_task_here_and_the_rest_on_the_workers():
-    """``run_alongside``: results in task order, task 0 in this process, the others in worker processes; with one
-    worker everything runs here."""
+    """``run_alongside``: results in task order, task 0 in this process, the others in worker processes, except
+    those no worker has started when this process is done with task 0, which it takes back (12 tasks of 0.1 s on
+    2 workers: the last is still queued after 0.1 s); with one worker everything runs here."""
     import os
     from dpverify.execution.sampling import WorkerPool
 
@@ -264,8 +271,12 @@ def test_run_alongside_runs_the_first_task_here_and_the_rest_on_the_workers():
         out = pool.run_alongside([0, 1, 2, 3], fn=_pid_and_square)
         assert [sq for _, sq in out] == [0, 1, 4, 9]
         assert out[0][0] == os.getpid()
-        assert all(pid != os.getpid() for pid, _ in out[1:])
+        assert any(pid != os.getpid() for pid, _ in out[1:])
         assert pool.started
+        out = pool.run_alongside(list(range(12)), fn=_slow_pid_and_square)
+        assert [sq for _, sq in out] == [k * k for k in range(12)]
+        here = [k for k, (pid, _) in enumerate(out) if pid == os.getpid()]
+        assert here[0] == 0 and 11 in here and len(here) < 12
     with WorkerPool(1) as pool:
         out = pool.run_alongside([0, 1, 2], fn=_pid_and_square)
         assert [sq for _, sq in out] == [0, 1, 4] and {pid for pid, _ in out} == {os.getpid()}
