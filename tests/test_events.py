@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
 from dpverify.statistical.events import _unique_inverse, row_keys, rows_in, unique_rows
-from dpverify.statistical.cells import sorted_distinct
+from dpverify.statistical.cells import block_argmax, sorted_distinct
 from dpverify.statistical.search import _ge, _le, search_events
 
 floats = st.floats(allow_nan=True, allow_infinity=True, width=64)
@@ -26,6 +26,21 @@ def test_sorted_unique_is_np_unique(values: np.ndarray) -> None:
     np.testing.assert_array_equal(uniq, ref_u)
     np.testing.assert_array_equal(counts, ref_c)
     assert not np.signbit(uniq[uniq == 0]).any(), "zero must be reported as 0.0"
+
+
+@settings(max_examples=300, derandomize=True)
+@given(st.lists(st.lists(st.sampled_from([-np.inf, -1.0, 0.0, 0.0, 2.5, 2.5, np.inf, np.nan]), min_size=1,
+                         max_size=6), min_size=1, max_size=8))
+def test_block_argmax_is_argmax_of_each_block(blocks: list[list[float]]) -> None:
+    """``block_argmax``: per block, ``np.argmax`` (the first maximum; the first NaN where there is one) and whether
+    the value there is finite -- ties, NaN and infinities included."""
+    s = np.concatenate([np.array(b) for b in blocks])
+    best, ok = block_argmax(s, np.array([len(b) for b in blocks]))
+    for b, i, finite in zip(blocks, best, ok):
+        ref = int(np.argmax(b))
+        assert finite == bool(np.isfinite(b[ref]))
+        if finite:
+            assert i == ref
 
 
 @settings(max_examples=200, derandomize=True)

@@ -35,7 +35,7 @@ from scipy import special
 
 from dpverify.statistical.atoms import row_hashes
 
-__all__ = ["CellPartition", "CellSetEvent", "ProductRatioScore", "fit_cells", "fit_cells_and_codes",
+__all__ = ["CellPartition", "CellSetEvent", "ProductRatioScore", "block_argmax", "fit_cells", "fit_cells_and_codes",
            "fit_product_ratio", "split_columns", "tail_ranks"]
 
 #: a column with at most this many distinct values in the probe is part of the discrete part
@@ -184,6 +184,17 @@ def nan_start(values_sorted: NDArray) -> int:
     if n and values_sorted.dtype.kind == "f" and np.isnan(values_sorted[-1]):
         return int(np.searchsorted(values_sorted, np.nan, "left"))
     return n
+
+
+def block_argmax(s: NDArray[np.float64], sizes: NDArray[np.int64]) -> tuple[NDArray[np.int64], NDArray[np.bool_]]:
+    """``np.argmax`` of each of the consecutive blocks of ``s`` (of ``sizes``, each at least 1) within its block, and
+    whether the block's value there is finite (a block holding a NaN is not: ``np.argmax`` stops at its first NaN),
+    in a few whole-array calls instead of one per block (a search has hundreds of small blocks)."""
+    starts = np.zeros(len(sizes), dtype=np.int64)
+    np.cumsum(sizes[:-1], out=starts[1:])
+    top = np.maximum.reduceat(s, starts)                       # NaN where a block holds one
+    at = np.where(s == np.repeat(top, sizes), np.arange(len(s)), len(s))
+    return np.minimum.reduceat(at, starts) - starts, np.isfinite(top)
 
 
 def sorted_distinct(v: NDArray) -> tuple[NDArray, NDArray[np.int64]]:

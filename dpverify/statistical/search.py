@@ -38,7 +38,7 @@ from numpy.typing import NDArray
 from dpverify.statistical.anchors import Anchors, anchored_specs
 from dpverify.statistical.atoms import HashSetEvent, repeated_hashes
 from dpverify.statistical.cells import (CellSetEvent, ProductRatioScore, bin_counts, fit_cells_and_codes,
-                                       fit_product_ratio, nan_start, sorted_distinct, tail_ranks)
+                                       block_argmax, fit_product_ratio, nan_start, sorted_distinct, tail_ranks)
 from dpverify.statistical.learned import fit_linear_score
 from dpverify.statistical.stats import epsilon_lower_bound, wilson_lower, wilson_upper
 from dpverify.execution.sampling import single_threaded_libraries
@@ -165,15 +165,13 @@ class CandidateSearch:
         # direction 0 is x0 over x1 (a0 / a1), direction 1 the reverse; every family's block in turn
         s = self.select(np.concatenate([a for sp in specs for a in (sp[0], sp[1])]),
                         np.concatenate([a for sp in specs for a in (sp[1], sp[0])]))
-        at = 0
-        for (_, _, count_b, make, group, family), k in zip(specs, sizes):
+        best, ok = block_argmax(s, np.repeat(sizes, 2))
+        for j, (_, _, count_b, make, group, family) in enumerate(specs):
             counted: dict[int, tuple[int, int]] = {}
             for direction in (0, 1):
-                sd = s[at:at + k]
-                at += k
-                i = int(np.argmax(sd))
-                if not np.isfinite(sd[i]):
+                if not ok[2 * j + direction]:
                     continue
+                i = int(best[2 * j + direction])
                 if i not in counted:
                     counted[i] = count_b(i)
                 k0, k1 = counted[i]
