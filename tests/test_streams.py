@@ -138,3 +138,19 @@ def test_with_a_remote_executor_batches_and_searches_are_sent_and_the_lane_stays
         far = audit_anytime(LaplaceHalfNoise(0.1), pairs, 0.1, samples=50_000, seed=4, workers=2)
     _same(one, far)
     assert rec.calls.get("run_batch", 0) > 0 and rec.calls.get("search_stream", 0) > 0
+
+
+def test_a_vector_violation_that_stops_at_its_first_checkpoint_starts_no_worker() -> None:
+    """The first checkpoint's search runs here whatever the outputs (vectors included): a fresh worker's first
+    vector search costs more than the second core saves on a few hundred outputs.  A gross violation of vector
+    outputs stops there without starting the lanes, with the result of one process."""
+    from algorithms.broken.histogram_scale_epsilon import HistogramScaleEpsilon
+    mech = HistogramScaleEpsilon(0.1)
+    base = np.ones(5)
+    pairs = [(base, base - np.eye(5)[j]) for j in range(4)]
+    one = audit_anytime(mech, pairs, 0.1, samples=100_000, seed=3, workers=1)
+    with WorkerPool(2) as pool:
+        two = audit_anytime(mech, pairs, 0.1, samples=100_000, seed=3, pool=pool)
+        assert not pool.lanes_started
+    assert one.violation and one.samples_to_verdict <= 1_000
+    _same(one, two)
