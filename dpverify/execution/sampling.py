@@ -457,7 +457,7 @@ class WorkerPool:
             results: list[Any] = [fn(tasks[0])] + [None] * len(futures)
             # then take back, last first, the tasks no worker has started (those still cancellable): with more tasks
             # than workers, the workers' queue would otherwise be the whole wait (8 pairs on 2 workers: 3.5 each)
-            here = set()
+            here: set[int] = set()
             for i in range(len(futures) - 1, -1, -1):
                 if futures[i].cancel():
                     results[i + 1] = fn(tasks[i + 1])

@@ -257,10 +257,11 @@ class Streams:
     def maybe_move(self, vectors: bool) -> None:
         """Send the lanes to the pool's workers if this process has spent :data:`LANE_SECONDS` on them and the pool has
         several local workers and the audit several pairs (scikit-learn, which the search of ``vectors`` uses, is
-        imported once here before the workers start).  The first checkpoint's search is therefore always run here:
-        a freshly forked worker's first search of vector outputs takes 40-100 ms more than the same search here (its
-        first touches of the parent's pages and code paths), more than the second core saves on a few hundred outputs
-        per input -- the gross violations that stop there (``histogram-scale-epsilon``: 9 pairs, 0.28 -> 0.18 s)."""
+        imported once here before the workers start).  The first checkpoint's search therefore runs here unless the
+        draws before it took that long, for vector outputs too: a freshly forked worker's first search of vector
+        outputs takes 40-100 ms more than the same search here (its first touches of the parent's pages and code
+        paths), more than the second core saves on a few hundred outputs per input -- the gross violations that stop
+        there (``histogram-scale-epsilon``: 9 pairs, 0.28 -> 0.18 s)."""
         pool, local = self.pool, self.local
         if (local is None or self.spent < LANE_SECONDS or self.n_pairs < 2 or pool.workers < 2
                 or pool.remote or pool.note is not None):
