@@ -260,6 +260,25 @@ def _slow_pid_and_square(k: int) -> tuple[int, int]:
     return _pid_and_square(k)
 
 
+def _slow_or_raise(k: int) -> int:
+    import time
+    time.sleep(0.1)
+    if k in (2, 11):
+        raise ValueError(f"task {k} failed")
+    return k
+
+
+def test_run_alongside_raises_the_first_failing_task_in_task_order():
+    """Of several failing tasks, the first in task order raises, as in one process, although this process runs the
+    last task (taken back from the workers' queue) before a worker reaches task 2."""
+    from dpverify.execution.sampling import WorkerPool
+
+    with WorkerPool(2) as pool:
+        with pytest.raises(ValueError, match="task 2 failed"):
+            pool.run_alongside(list(range(12)), fn=_slow_or_raise)
+        assert pool.run_alongside([0, 1, 3], fn=_slow_or_raise) == [0, 1, 3]     # the pool still works
+
+
 def test_run_alongside_runs_the_first_task_here_and_the_rest_on_the_workers():
     """``run_alongside``: results in task order, task 0 in this process, the others in worker processes, except
     those no worker has started when this process is done with task 0, which it takes back (12 tasks of 0.1 s on

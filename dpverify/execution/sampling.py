@@ -458,11 +458,17 @@ class WorkerPool:
             # then take back, last first, the tasks no worker has started (those still cancellable): with more tasks
             # than workers, the workers' queue would otherwise be the whole wait (8 pairs on 2 workers: 3.5 each)
             here: set[int] = set()
+            errors: dict[int, Exception] = {}
             for i in range(len(futures) - 1, -1, -1):
                 if futures[i].cancel():
-                    results[i + 1] = fn(tasks[i + 1])
                     here.add(i)
+                    try:
+                        results[i + 1] = fn(tasks[i + 1])
+                    except Exception as exc:  # raised below in task order: the first failing task's, as in one process
+                        errors[i] = exc
             for i, f in enumerate(futures):
+                if i in errors:
+                    raise errors[i]
                 if i not in here:
                     results[i + 1] = f.result()
             return results
