@@ -226,7 +226,8 @@ def search_phase(mechanism: Mechanism, pair_list: Sequence[Pair], *, search_samp
         # the pool forks, rather than once in every worker (about 1 s each, per audit)
         import sklearn.linear_model  # noqa: F401
     if side_by_side:
-        # every pair's search at once, pair 0's in this process (sampled here too), the others on the workers;
+        # every pair's search at once, pair 0's in this process (sampled here too), the others on the workers (those
+        # no worker has started when pair 0 is done are taken back here: WorkerPool.run_alongside);
         # the pairs' output signatures are compared once all are back
         found_all = pool.run_alongside([job(i, None) for i in range(len(pair_list))], fn=_search_pair)
         _check_signatures(found_all, pair_list)
