@@ -97,3 +97,46 @@ def test_the_anytime_streams_search_each_pair_with_its_own_anchors():
             lane.streams[i].add(side, 0, np.zeros(10))
     jobs = lane.jobs(0, SearchSettings(1000, 2.0, 0.0))
     assert [jobs[i].settings.anchors for i in range(3)] == [((0.0,), (1.0,)), ((2.0,), (5.0,)), None]
+
+
+def test_anchored_specs_on_the_search_columns_are_those_computed_again():
+    """With the search's SortedColumns (ranks in its sorted selection columns, its contiguous scoring columns and the
+    rows' max and min from its float copies), the same specs as computing every feature again on the four halves:
+    floats with NaN and infinities, small integers (columns sorted by counting), bits, scalar outputs, 40 columns."""
+    from dpverify.statistical.columns import SortedColumns
+
+    rng = np.random.default_rng(0)
+    compared = 0
+    for trial in range(100):
+        kind, n, k = trial % 5, int(rng.integers(1, 60)), int(rng.choice([1, 3, 5, 40]))
+        if kind == 0:
+            h = [rng.laplace(size=(n, k)) for _ in range(4)]
+        elif kind == 1:
+            h = [np.round(rng.laplace(size=(n, k)), 0) for _ in range(4)]
+            for x in h:
+                x[rng.random(x.shape) < 0.1] = np.nan
+                x[rng.random(x.shape) < 0.05] = np.inf
+                x[rng.random(x.shape) < 0.05] = -np.inf
+        elif kind == 2:
+            h = [rng.integers(-3, 4, size=(n, k)).astype(np.int8) for _ in range(4)]
+        elif kind == 3:
+            h = [rng.integers(0, 2, size=(n, k)) for _ in range(4)]
+        else:
+            h = [np.round(rng.laplace(size=n), 0) for _ in range(4)]
+            for x in h:
+                x[rng.random(n) < 0.1] = np.nan
+        halves = tuple(h)
+        columns = SortedColumns(*(x if x.ndim == 2 else x.reshape(-1, 1) for x in halves))
+        for x0, x1 in ((0.0, 1.0), (np.zeros(k), np.r_[1.0, np.zeros(k - 1)]), (np.arange(k) * 1.0, np.arange(k) + 1.0)):
+            anchors = input_anchors(x0, x1)
+            if anchors is None:
+                continue
+            again, shared = anchored_specs(halves, anchors), anchored_specs(halves, anchors, columns)
+            assert [s[4:] for s in again] == [s[4:] for s in shared]
+            for a, b in zip(again, shared):
+                np.testing.assert_array_equal(a[0], b[0])
+                np.testing.assert_array_equal(a[1], b[1])
+                assert [a[2](i) for i in range(len(a[0]))] == [b[2](i) for i in range(len(b[0]))]
+                assert [a[3](i) for i in range(len(a[0]))] == [b[3](i) for i in range(len(b[0]))]
+                compared += 1
+    assert compared > 500
