@@ -101,8 +101,9 @@ def test_the_anytime_streams_search_each_pair_with_its_own_anchors():
 
 def test_anchored_specs_on_the_search_columns_are_those_computed_again():
     """With the search's SortedColumns (ranks in its sorted selection columns, its contiguous scoring columns and the
-    rows' max and min from its float copies), the same specs as computing every feature again on the four halves:
-    floats with NaN and infinities, small integers (columns sorted by counting), bits, scalar outputs, 40 columns."""
+    rows' max and min from its float copies), and for integers with the table of distinct outputs and their counts per
+    half, the same specs as computing every feature again on the four halves: floats with NaN and infinities, small
+    integers (columns sorted by counting), bits, scalar outputs, 40 columns."""
     from dpverify.statistical.columns import SortedColumns
 
     rng = np.random.default_rng(0)
@@ -132,11 +133,24 @@ def test_anchored_specs_on_the_search_columns_are_those_computed_again():
             if anchors is None:
                 continue
             again, shared = anchored_specs(halves, anchors), anchored_specs(halves, anchors, columns)
-            assert [s[4:] for s in again] == [s[4:] for s in shared]
-            for a, b in zip(again, shared):
-                np.testing.assert_array_equal(a[0], b[0])
-                np.testing.assert_array_equal(a[1], b[1])
-                assert [a[2](i) for i in range(len(a[0]))] == [b[2](i) for i in range(len(b[0]))]
-                assert [a[3](i) for i in range(len(a[0]))] == [b[3](i) for i in range(len(b[0]))]
-                compared += 1
-    assert compared > 500
+            versions = [shared]
+            if halves[0].dtype.kind in "iu":       # integers: also from the table of distinct outputs and their counts
+                rows = np.concatenate(halves).reshape(sum(len(x) for x in halves), -1)
+                table, inverse = np.unique(rows, axis=0, return_inverse=True)
+                bounds = np.cumsum([0] + [len(x) for x in halves])
+                counts = [np.bincount(inverse.ravel()[bounds[i]:bounds[i + 1]], minlength=len(table)) for i in range(4)]
+                versions.append(anchored_specs(halves, anchors, None, (table.reshape((len(table),) + halves[0].shape[1:]),
+                                                                       counts)))
+            for shared in versions:
+                assert [s[4:] for s in again] == [s[4:] for s in shared]
+                _same_specs(again, shared)
+                compared += len(again)
+    assert compared > 2000
+
+
+def _same_specs(again: list, shared: list) -> None:
+    for a, b in zip(again, shared):
+        np.testing.assert_array_equal(a[0], b[0])
+        np.testing.assert_array_equal(a[1], b[1])
+        assert [a[2](i) for i in range(len(a[0]))] == [b[2](i) for i in range(len(b[0]))]
+        assert [a[3](i) for i in range(len(a[0]))] == [b[3](i) for i in range(len(b[0]))]

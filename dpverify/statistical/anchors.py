@@ -19,7 +19,7 @@ each input, e.g. a histogram)."""
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, Sequence
 
 import numpy as np
 from numpy.typing import NDArray
@@ -73,13 +73,16 @@ def _features(anchors: Anchors, width: int | None) -> list[tuple[Feature, tuple[
 
 
 def anchored_specs(halves: tuple[NDArray, NDArray, NDArray, NDArray], anchors: Anchors,
-                   sorted_columns: SortedColumns | None = None) -> list[tuple]:
+                   sorted_columns: SortedColumns | None = None,
+                   outcomes: tuple[NDArray, Sequence[NDArray]] | None = None) -> list[tuple]:
     """The anchored events of the four halves ``(sel0, sel1, score0, score1)`` of a search sample, as family specs of
     :meth:`dpverify.statistical.search.CandidateSearch.families` (one per feature: its ``>=`` and ``<=`` events at
     each threshold).  None for outputs of more than two dimensions or anchors that match no column.
     ``sorted_columns``: the search's columns (:class:`SortedColumns`), whose sorted selection columns give a column's
     counts by binary search and whose contiguous copies give the scoring columns and the rows' max and min (the same
-    counts as computing each feature again on the four halves, at a fraction of the cost on wide outputs)."""
+    counts as computing each feature again on the four halves, at a fraction of the cost on wide outputs).
+    ``outcomes``: integer outputs of a few distinct values, as ``(the distinct outputs, how often each occurs in each
+    half)`` (the outcome unions' table): each event is evaluated on the distinct outputs and their counts summed."""
     ndim = halves[0].ndim
     if ndim > 2:
         return []
@@ -93,7 +96,12 @@ def anchored_specs(halves: tuple[NDArray, NDArray, NDArray, NDArray], anchors: A
 
         # a Column, or the Identity of scalar outputs (their store holds them as column 0)
         j = feature.index if isinstance(feature, Column) else 0 if isinstance(feature, Identity) else None
-        if sorted_columns is not None and j is not None and j < MAX_COLUMNS:
+        if outcomes is not None:
+            v = feature(outcomes[0])                       # integers: each row's value whatever array holds it
+            holds = [v >= x for x in t] + [v <= x for x in t]
+            a0, a1, b0, b1 = (np.array([int(c[m].sum()) for m in holds]) for c in outcomes[1])
+            a = [a0, a1]
+        elif sorted_columns is not None and j is not None and j < MAX_COLUMNS:
             # sorted, NaN as +inf (no NaN left) and finite thresholds: counts are ranks
             a = [np.r_[len(c) - np.searchsorted(c, t, "left"), np.searchsorted(c, t, "right")]
                  for c in sorted_columns(j)]

@@ -370,18 +370,21 @@ def _prefix_unions(counts: Sequence[NDArray], m: int, search: CandidateSearch,
                                         int(kd[at]), f"{group}/d{direction}", family))
 
 
-def _outcome_unions(halves: tuple[NDArray, NDArray, NDArray, NDArray], search: CandidateSearch) -> None:
-    """StatDP's categorical events: prefix unions of the distinct outputs (:func:`_prefix_unions`)."""
+def _outcome_unions(halves: tuple[NDArray, NDArray, NDArray, NDArray],
+                    search: CandidateSearch) -> tuple[NDArray, list[NDArray]]:
+    """StatDP's categorical events: prefix unions of the distinct outputs (:func:`_prefix_unions`).  Returns the
+    distinct outputs and how often each occurs in each half."""
     sizes = [len(h) for h in halves]
     rows = np.concatenate(halves).reshape(sum(sizes), -1)
     first, inverse = unique_rows(rows)
     bounds = np.cumsum([0] + sizes)
     outcomes = rows[first]
     shape, dtype = halves[0].shape[1:], str(halves[0].dtype)
-    _prefix_unions([np.bincount(inverse[bounds[j]: bounds[j + 1]], minlength=len(first)) for j in range(4)],
-                   len(first), search,
+    counts = [np.bincount(inverse[bounds[j]: bounds[j + 1]], minlength=len(first)) for j in range(4)]
+    _prefix_unions(counts, len(first), search,
                    lambda idx: RowSetEvent(outcomes[idx].reshape((len(idx),) + shape), dtype), "outcomes",
                    "outcomes")
+    return outcomes.reshape((len(first),) + shape), counts
 
 
 def _cell_unions(halves: tuple[NDArray, NDArray, NDArray, NDArray], search: CandidateSearch,
@@ -555,9 +558,8 @@ def search_events(
     # outputs are one column, shared by the cells' fit and the Identity feature)
     sorted_columns = (SortedColumns(*halves) if o0.ndim == 2 else
                       SortedColumns(*(x.reshape(-1, 1) for x in halves)) if o0.ndim == 1 else None)
-    if few_outcomes:
-        _outcome_unions(halves, search)
-    else:
+    table = _outcome_unions(halves, search) if few_outcomes else None   # (distinct outputs, counts per half)
+    if not few_outcomes:
         _cell_unions(halves, search, sorted_columns if o0.ndim == 1 else None)
     kind = "discrete" if discrete_dtype or few_outcomes else ("scalar" if o0.ndim == 1 else "vector")
     if few_outcomes and o0.ndim > 1 and n_unique <= UNIONS_SUFFICE:
@@ -584,7 +586,7 @@ def search_events(
                 features.append(ratio)
     _scalar_features(features, halves, search, sorted_columns)
     if anchors is not None:
-        search.families(anchored_specs(halves, anchors, sorted_columns))
+        search.families(anchored_specs(halves, anchors, sorted_columns, table if o0.dtype.kind in 'biu' else None))
     if nan_outcome and o0.dtype.kind == "f":
         ev = NanEvent()
         k = [np.array([int(ev.contains(x).sum())]) for x in halves]
