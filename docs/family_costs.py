@@ -31,6 +31,7 @@ FAMILIES: tuple[tuple[str, str, str], ...] = (
     ("  of which the monotone (isotonic) order", "monotone_log_ratio", "search.py"),
     ("logistic-regression score (fit)", "fit_linear_score", "learned.py"),
     ("product density-ratio score (fit)", "fit_product_ratio", "cells.py"),
+    ("thresholds anchored at the pair's inputs", "anchored_specs", "anchors.py"),
     ("atom sweep: hashing the sweep's rows", "row_hashes", "atoms.py"),
     ("atom sweep: candidates from repeated hashes", "atom_candidates", "search.py"),
     ("sampling contract checks", "check_rng_contract", "contract.py"),

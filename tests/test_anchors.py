@@ -154,3 +154,23 @@ def _same_specs(again: list, shared: list) -> None:
         np.testing.assert_array_equal(a[1], b[1])
         assert [a[2](i) for i in range(len(a[0]))] == [b[2](i) for i in range(len(b[0]))]
         assert [a[3](i) for i in range(len(a[0]))] == [b[3](i) for i in range(len(b[0]))]
+
+
+def test_the_fixed_sample_audit_searches_each_pair_with_its_own_anchors(monkeypatch):
+    """dpverify.audit's phase 1 passes every pair's input anchors to its event search (one process, so that the
+    searches run here and can be watched)."""
+    import dpverify
+    from algorithms.classic.laplace import Laplace
+    from dpverify.statistical import search as search_module
+
+    seen = []
+    original = search_module.search_events
+
+    def watched(o0, o1, **kw):
+        seen.append(kw.get("anchors"))
+        return original(o0, o1, **kw)
+
+    monkeypatch.setattr(search_module, "search_events", watched)
+    dpverify.audit(Laplace(epsilon=1.0), [(0.0, 1.0), (2.0, 5.0)], 1.0, samples=2_000, search_samples=2_000, seed=0,
+                   workers=1)
+    assert seen == [((0.0,), (1.0,)), ((2.0,), (5.0,))]

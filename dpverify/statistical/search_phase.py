@@ -5,7 +5,7 @@ the fresh samples that test them, is :mod:`dpverify.statistical.auditor`'s)."""
 from __future__ import annotations
 
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Callable, Sequence
 
 import numpy as np
@@ -15,6 +15,7 @@ from dpverify.errors import MechanismError
 from dpverify.execution.sampling import (SEARCH_PHASE, SWEEP_PHASE, BatchOutput, BatchTiming, NO_TIME,
                                          Mechanism, Signature, Task, WorkerPool, batch_sizes, run_batch)
 from dpverify.neighbours import Pair
+from dpverify.statistical.anchors import input_anchors
 from dpverify.statistical.atoms import row_hashes
 from dpverify.statistical.contract import check_batches_distinct
 from dpverify.statistical.privacy_loss import loss_histogram
@@ -216,7 +217,8 @@ def search_phase(mechanism: Mechanism, pair_list: Sequence[Pair], *, search_samp
 
     def job(i: int, expected: Signature | None) -> _PairSearch:
         return _PairSearch(pair_tasks(mechanism, pair_list[i], i, search_samples, batch_size, entropy, nan_policy,
-                                      SEARCH_PHASE), i, expected, settings, entropy,
+                                      SEARCH_PHASE), i, expected,
+                           replace(settings, anchors=input_anchors(pair_list[i].x0, pair_list[i].x1)), entropy,
                            pair_tasks(mechanism, pair_list[i], i, n_sweep, batch_size, entropy, nan_policy,
                                       SWEEP_PHASE) if n_sweep else ())
 
