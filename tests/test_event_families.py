@@ -416,7 +416,8 @@ def test_distinct_rows_counts_or_says_more_than_the_limit():
 def test_families_at_once_choose_what_one_at_a_time_chooses():
     """CandidateSearch.families scores all families in one call, and _scalar_features every feature's families in
     one call; the candidates (events, counts, scores, order) are those of calling family once per family."""
-    from dpverify.statistical.search import CandidateSearch, _Scorer, _scalar_feature, _scalar_features
+    from dpverify.statistical.projection import ProjectedBound
+    from dpverify.statistical.search import CandidateSearch, _scalar_feature, _scalar_features
     from dpverify.statistical.features import Column, Statistic
 
     rng = np.random.default_rng(11)
@@ -426,7 +427,7 @@ def test_families_at_once_choose_what_one_at_a_time_chooses():
     features = [Column(0), Column(1), Statistic("max")]
 
     def run(batched: bool, all_features: bool = False):
-        search = CandidateSearch(_Scorer(2000, 10_000, 2.0, 0.0), _Scorer(2000, 10_000, 2.0, 0.0))
+        search = CandidateSearch(ProjectedBound(2000, 10_000, 2.0, 0.0), ProjectedBound(2000, 10_000, 2.0, 0.0))
         if not batched:
             search.families = lambda specs: [search.family(*sp) for sp in specs]   # type: ignore[method-assign]
             original = CandidateSearch.families

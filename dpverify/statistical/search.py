@@ -40,6 +40,7 @@ from dpverify.statistical.atoms import HashSetEvent, repeated_hashes
 from dpverify.statistical.cells import (CellSetEvent, ProductRatioScore, bin_counts, fit_cells_and_codes,
                                        block_argmax, fit_product_ratio, nan_start, sorted_distinct, tail_ranks)
 from dpverify.statistical.learned import fit_linear_score
+from dpverify.statistical.projection import ProjectedBound
 from dpverify.statistical.stats import epsilon_lower_bound, wilson_lower, wilson_upper
 from dpverify.execution.sampling import single_threaded_libraries
 from dpverify.statistical.columns import MAX_COLUMNS, SortedColumns
@@ -72,30 +73,6 @@ class Candidate:
     group: str
     family: str = "tail"   # tail | atom | outcomes | cells | learned | nan: finalists are chosen per family
     n_score: int | None = None   # size of the scoring half its counts come from (None: the search's)
-
-
-@dataclass
-class _Scorer:
-    """Projected ε lower bound of events seen ``k_num`` / ``k_den`` times in ``n_search`` outputs.
-
-    The Wilson bounds the final test would give at ``n_test`` outputs if the frequencies were exact,
-    widened by ``z_search`` standard errors of the search estimate itself.
-    """
-
-    n_search: int
-    n_test: int
-    z: float
-    delta: float
-    z_search: float = 1.0
-
-    def __call__(self, k_num: NDArray, k_den: NDArray) -> NDArray[np.float64]:
-        p_num = np.asarray(k_num) / self.n_search
-        p_den = np.asarray(k_den) / self.n_search
-        se_num = np.sqrt(p_num * (1 - p_num) / self.n_search)
-        se_den = np.sqrt(p_den * (1 - p_den) / self.n_search)
-        lo = wilson_lower(p_num, self.n_test, self.z) - self.z_search * se_num
-        hi = wilson_upper(p_den, self.n_test, self.z) + self.z_search * se_den
-        return epsilon_lower_bound(np.maximum(lo, 0.0), hi, self.delta)
 
 
 def rank_candidates(
@@ -138,8 +115,8 @@ class CandidateSearch:
     scores of :meth:`family`'s events are computed together, in one vectorised call, by :meth:`finish` (a search
     calls thousands of families on small samples, where one scoring call per event was most of its time)."""
 
-    select: _Scorer
-    score: _Scorer
+    select: ProjectedBound
+    score: ProjectedBound
     out: list[Candidate | None] = field(default_factory=list)
     scored: int = 0
     _pending: list[tuple[int, Event, int, int, int, str, str]] = field(default_factory=list)
@@ -451,7 +428,7 @@ def atom_candidates(h0: NDArray[np.uint64], h1: NDArray[np.uint64], n_test: int,
     atoms = repeated_hashes(halves[0], halves[1])
     if len(atoms) == 0:
         return []
-    search = CandidateSearch(_Scorer(h, n_test, z, delta), _Scorer(len(h0) - h, n_test, z, delta))
+    search = CandidateSearch(ProjectedBound(h, n_test, z, delta), ProjectedBound(len(h0) - h, n_test, z, delta))
 
     def code(v: NDArray[np.uint64]) -> NDArray[np.intp]:
         idx = np.minimum(np.searchsorted(atoms, v), len(atoms) - 1)
@@ -548,7 +525,7 @@ def search_events(
     n = len(o0)
     h = n // 2
     halves = (o0[:h], o1[:h], o0[h:], o1[h:])
-    search = CandidateSearch(_Scorer(h, n_test, z, delta), _Scorer(n - h, n_test, z, delta))
+    search = CandidateSearch(ProjectedBound(h, n_test, z, delta), ProjectedBound(n - h, n_test, z, delta))
     discrete_dtype = o0.dtype.kind in "biu"
     probe = min(h, 20_000)
     limit = max(2, (2 * probe) // 20)
