@@ -1,9 +1,10 @@
 """The black-box statistical audit: samples of a mechanism on neighbouring inputs -> candidate events chosen on a
 search half (``search``; events in ``events``, features in ``features``, the learned score in ``learned``,
-conditional cells in ``cells``, point masses in ``atoms``; every pair's search and the finalists in
+conditional cells in ``cells``, point masses in ``atoms``, thresholds anchored at the pair's inputs in ``anchors``,
+candidates scored by the projected bound of ``projection``; every pair's search and the finalists in
 ``search_phase``) -> Clopper-Pearson or conditional Poisson bounds on fresh samples (``ratio_tests``, ``stats``) ->
 an ε lower bound (``auditor``, ``result``).  Also the anytime-valid audit (``anytime``: its bets in ``betting``, its
-streams in ``streams``, thresholds anchored at the pair's inputs in ``anchors``), the sampling-contract checks
+streams in ``streams``), the sampling-contract checks
 (``contract``), the sequential audit (``sequential``), the oracle bound (``oracle``), the auditor's own false-alarm
 rate (``calibration``) and the empirical privacy-loss histogram of reports (``privacy_loss``).
 """
