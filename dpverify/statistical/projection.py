@@ -44,8 +44,8 @@ class ProjectedBound:
         """The projected bound of every event (``k_num``, ``k_den``: its counts under the numerator's and the
         denominator's input, arrays of one shape)."""
         k_num, k_den = np.asarray(k_num), np.asarray(k_den)
-        if (self._table is None and k_num.dtype.kind in "iu" and k_den.dtype.kind in "iu"
-                and 2 * k_num.size > self.n_search):
+        counts = k_num.dtype.kind in "iu" and k_den.dtype.kind in "iu"
+        if self._table is None and counts and 2 * k_num.size > self.n_search:
             # integer counts of a small search half: both bounds of every count 0..n_search and their logs
             # (epsilon_lower_bound's) once, then looked up -- the same elementwise arithmetic, so the same values;
             # the search's one selection call for every feature's thresholds has some 20 elements per possible
@@ -54,7 +54,7 @@ class ProjectedBound:
             p_low = lo - self.delta
             with np.errstate(divide="ignore", invalid="ignore"):
                 self._table = np.log(np.where(p_low > 0, p_low, 1.0)), np.log(hi), p_low > 0
-        if (self._table is not None and k_num.dtype.kind in "iu" and k_den.dtype.kind in "iu" and k_num.size
+        if (self._table is not None and counts and k_num.size
                 and 0 <= min(k_num.min(), k_den.min()) and max(k_num.max(), k_den.max()) <= self.n_search):
             log_lo, log_hi, positive = self._table
             return np.where(positive[k_num], log_lo[k_num] - log_hi[k_den], -np.inf)
