@@ -563,7 +563,7 @@ def search_events(
                 features.append(ratio)
     _scalar_features(features, halves, search, sorted_columns)
     if anchors is not None:
-        search.families(anchored_specs(halves, anchors, sorted_columns, table if o0.dtype.kind in 'biu' else None))
+        search.families(anchored_specs(halves, anchors, sorted_columns, table if discrete_dtype else None))
     if nan_outcome and o0.dtype.kind == "f":
         ev = NanEvent()
         k = [np.array([int(ev.contains(x).sum())]) for x in halves]
