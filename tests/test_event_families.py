@@ -206,6 +206,31 @@ def test_statistics_of_small_integers_equal_those_of_their_floats(dtype):
             np.testing.assert_array_equal(got, want)
 
 
+@pytest.mark.parametrize("dtype", [np.int8, np.uint8, np.int16, np.int32, np.uint32, np.bool_, np.int64, np.float64])
+def test_the_column_stores_statistics_equal_the_statistics_of_each_half(dtype):
+    """A search's row statistics from its column store (``SortedColumns.feature``: small integers from one
+    transposed copy of each half, shared by every statistic; floats from the float64 columns) are the statistic of
+    the half itself, on all four halves; other features (a column, a 64-bit integer's statistic) are computed on the
+    half as before, and the store makes one transposed copy per half."""
+    from dpverify.statistical.columns import SortedColumns
+    from dpverify.statistical.features import Column, Statistic
+    rng = np.random.default_rng(12)
+    lo, hi = (0, 1) if dtype is np.bool_ else (-5, 9) if np.dtype(dtype).kind != "u" else (0, 9)
+    for k in (1, 6, 33):
+        halves = [rng.integers(lo, hi, size=(300 + 7 * i, k), endpoint=True).astype(dtype) for i in range(4)]
+        halves[1][4] = halves[1][4, 0]                       # a row of ties
+        store = SortedColumns(*halves)
+        for i, h in enumerate(halves):
+            for f in [Statistic(kind) for kind in ("sum", "max", "min", "argmax")] + [Column(k - 1)]:
+                got = store.feature(f, h, i)
+                assert got.dtype == np.float64
+                np.testing.assert_array_equal(got, f(h))
+        if np.dtype(dtype).kind in "biu" and np.dtype(dtype).itemsize <= 4:
+            assert store.transposed(2) is store.transposed(2)
+            np.testing.assert_array_equal(store.transposed(3), halves[3].T)
+            assert store.transposed(3).flags.c_contiguous and store.transposed(3).dtype == halves[3].dtype
+
+
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
 def test_float_statistics_by_columns_equal_those_of_the_rows(dtype):
     """max / min / argmax of float outputs are taken on a transposed copy: the same values as numpy's row reductions

@@ -107,8 +107,7 @@ def anchored_specs(halves: tuple[NDArray, NDArray, NDArray, NDArray], anchors: A
                  for c in sorted_columns(j)]
             b0, b1 = (counts(v) for v in sorted_columns.scoring(j))
         else:
-            floats = sorted_columns is not None and isinstance(feature, Statistic) and halves[0].dtype.kind == "f"
-            values = [feature.on_columns(h, sorted_columns.by_column(i)) if floats else feature(h)
+            values = [feature(h) if sorted_columns is None else sorted_columns.feature(feature, h, i)
                       for i, h in enumerate(halves)]      # NaN is +inf there: never <= a finite threshold
             a = [counts(values[0]), counts(values[1])]
             b0, b1 = counts(values[2]), counts(values[3])

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import NDArray
 
-from dpverify.statistical.features import Column, finite_view, sorted_values
+from dpverify.statistical.features import Column, Feature, Statistic, finite_view, sorted_values
 
 __all__ = ["SortedColumns", "MAX_COLUMNS"]
 
@@ -29,8 +29,7 @@ class SortedColumns:
         self.memo: dict[int, tuple[NDArray, NDArray]] = {}
         self.pooled_memo: dict[int, NDArray] = {}
         self._score = (score0, score1)
-        self._score_t: tuple[NDArray, NDArray] | None = None
-        self._sel_t: tuple[NDArray, NDArray] | None = None
+        self._transposed: dict[int, NDArray] = {}
         self._by_column: dict[int, NDArray[np.float64]] = {}
 
     def __call__(self, j: int) -> tuple[NDArray, NDArray]:
@@ -60,9 +59,7 @@ class SortedColumns:
         a0, a1 = self.sel
         if a0.dtype.kind not in "biu" or a0.dtype.itemsize > 4 or a1.dtype != a0.dtype or not len(a0) or not len(a1):
             return None
-        if self._sel_t is None:               # one contiguous copy of each half's columns (integers: small)
-            self._sel_t = (np.ascontiguousarray(a0.T), np.ascontiguousarray(a1.T))
-        c0, c1 = self._sel_t[0][j], self._sel_t[1][j]
+        c0, c1 = self.transposed(0)[j], self.transposed(1)[j]
         lo = int(min(c0.min(), c1.min()))
         span = int(max(c0.max(), c1.max())) - lo + 1
         if span > COUNTED_RANGE:
@@ -108,6 +105,26 @@ class SortedColumns:
             raise ValueError("no scoring halves were given")
         if j < MAX_COLUMNS and self._score[0].dtype.kind == "f" and self._score[1].dtype.kind == "f":
             return self.by_column(2)[j], self.by_column(3)[j]
-        if self._score_t is None:
-            self._score_t = (np.ascontiguousarray(self._score[0].T), np.ascontiguousarray(self._score[1].T))
-        return finite_view(self._score_t[0][j]), finite_view(self._score_t[1][j])
+        return finite_view(self.transposed(2)[j]), finite_view(self.transposed(3)[j])
+
+    def feature(self, feature: Feature, half: NDArray, i: int) -> NDArray:
+        """``feature`` on ``half``, half ``i`` of the search (as :meth:`by_column` numbers them): a row statistic from
+        this store's shared copy of the half (float rows: :meth:`by_column`; rows of small integers:
+        :meth:`transposed`), any other feature on the half itself.  The same values either way."""
+        if isinstance(feature, Statistic):
+            if half.dtype.kind == "f":
+                return feature.on_columns(half, self.by_column(i))
+            if half.dtype.kind in "biu" and half.dtype.itemsize <= 4 and half.ndim == 2:
+                return feature.on_columns(half, self.transposed(i))
+        return feature(half)
+
+    def transposed(self, i: int) -> NDArray:
+        """Half ``i`` of the search (as :meth:`by_column` numbers them) transposed into one contiguous copy in its own
+        dtype, made on the first call and kept: the integer columns' counts and scoring halves and the small-integer
+        rows' statistics (:meth:`dpverify.statistical.features.Statistic.on_columns`) share it (integers: small)."""
+        if i not in self._transposed:
+            half = (self.sel + self._score)[i]
+            if half is None:
+                raise ValueError("no scoring halves were given")
+            self._transposed[i] = np.ascontiguousarray(half.T)
+        return self._transposed[i]

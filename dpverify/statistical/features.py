@@ -101,13 +101,19 @@ class Statistic:
         return self._by_columns(v, np.ascontiguousarray(v.T)).astype(np.float64, copy=False)
 
     def on_columns(self, out: NDArray, cols: NDArray) -> NDArray[np.float64]:
-        """The statistic of the float rows ``out`` from ``cols``, their columns as one contiguous float64 copy with NaN
-        as +inf (a search's max, min and argmax share it: one transposed copy of each half instead of one per
-        statistic); the same values as calling the statistic on ``out`` (called on it where ``cols`` does not hold
-        every column)."""
+        """The statistic of the rows ``out`` from ``cols``, their columns as one contiguous copy that a search's
+        statistics share (one transposed copy of each half instead of one per statistic): for float rows, float64
+        with NaN as +inf (max, min and argmax); for rows of small integers, the integers themselves (every
+        statistic, as :meth:`__call__` computes it from its own copy).  The same values as calling the statistic on
+        ``out`` (called on it where ``cols`` does not hold every column)."""
         a = np.asarray(out)
-        if (self.kind in ("max", "min", "argmax") and a.ndim == 2 and a.dtype.kind == "f"
-                and cols.shape[0] == a.shape[1] <= 32):
+        if a.ndim != 2 or cols.shape[0] != a.shape[1] or self.kind not in ("sum", "max", "min", "argmax"):
+            return self(out)
+        if a.dtype.kind in "biu" and a.dtype.itemsize <= 4 and cols.dtype == a.dtype:
+            if self.kind == "sum":
+                return cols.sum(axis=0, dtype=np.int64).astype(np.float64)
+            return self._by_columns(a, cols).astype(np.float64)
+        if self.kind in ("max", "min", "argmax") and a.dtype.kind == "f" and a.shape[1] <= 32:
             return self._by_columns(a, cols).astype(np.float64, copy=False)
         return self(out)
 

@@ -244,8 +244,7 @@ def _feature_specs(feature: Feature, halves: tuple[NDArray, NDArray, NDArray, ND
     else:
         # (values of a feature of the caller's own are sorted as a copy: it may keep them)
         own = type(feature).__module__.startswith("dpverify.")
-        shared_rows = isinstance(feature, Statistic) and sorted_columns is not None and halves[0].dtype.kind == "f"
-        v = [feature.on_columns(h, sorted_columns.by_column(i)) if shared_rows else feature(h)
+        v = [feature(h) if sorted_columns is None else sorted_columns.feature(feature, h, i)
              for i, h in enumerate(halves)]
         a0, a1 = (sorted_values(x, h) if own else np.sort(x) for x, h in zip(v[:2], halves[:2]))
         b0, b1 = v[2:]
