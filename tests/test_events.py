@@ -18,14 +18,20 @@ small = st.sampled_from([-1.0, -0.0, 0.0, 0.5, 2.0, np.nan, np.inf])
 
 @settings(max_examples=300, derandomize=True)
 @given(st.one_of(arrays(np.float64, st.integers(0, 40), elements=floats),
-                 arrays(np.float64, st.integers(0, 40), elements=small)))
+                 arrays(np.float64, st.integers(0, 40), elements=small),
+                 arrays(np.float64, st.integers(0, 40), elements=floats, unique=True),
+                 arrays(np.int64, st.integers(0, 40), elements=st.integers(-3, 3)),
+                 arrays(np.int64, st.integers(0, 40), elements=st.integers(-10**6, 10**6), unique=True)))
 def test_sorted_unique_is_np_unique(values: np.ndarray) -> None:
+    """``sorted_distinct`` of a sorted array is ``np.unique`` with counts: floats with NaN, infinities and both
+    zeros, all-distinct samples (their own path) and integers; a fresh array, never the input."""
     s = np.sort(values)
     uniq, counts = sorted_distinct(s)
     ref_u, ref_c = np.unique(s, return_counts=True)
     np.testing.assert_array_equal(uniq, ref_u)
     np.testing.assert_array_equal(counts, ref_c)
     assert not np.signbit(uniq[uniq == 0]).any(), "zero must be reported as 0.0"
+    assert counts.dtype == np.int64 and not np.shares_memory(uniq, s)
 
 
 @settings(max_examples=300, derandomize=True)
