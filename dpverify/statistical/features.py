@@ -90,10 +90,7 @@ class Statistic:
             # exact and monotone, and a row's sum stays far below 2**53) without converting every entry first;
             # on the columns of a transposed copy: numpy reduces long contiguous columns 3-8 times as fast as
             # many rows of a few entries (exact for integers, whatever the order)
-            cols = np.ascontiguousarray(a.T)
-            if self.kind == "sum":
-                return cols.sum(axis=0, dtype=np.int64).astype(np.float64)
-            return self._by_columns(a, cols).astype(np.float64)
+            return self.on_columns(a, np.ascontiguousarray(a.T))
         if self.kind == "sum":
             return self._of_rows(out)           # floats: the rows' own order of summation (numpy's pairwise sum)
         # floats: max, min and argmax are exact in any order (NaN is +inf by then), so by columns as well
@@ -104,8 +101,8 @@ class Statistic:
         """The statistic of the rows ``out`` from ``cols``, their columns as one contiguous copy that a search's
         statistics share (one transposed copy of each half instead of one per statistic): for float rows, float64
         with NaN as +inf (max, min and argmax); for rows of small integers, the integers themselves (every
-        statistic, as :meth:`__call__` computes it from its own copy).  The same values as calling the statistic on
-        ``out`` (called on it where ``cols`` does not hold every column)."""
+        statistic; :meth:`__call__` passes its own transposed copy here).  The same values as calling the statistic
+        on ``out`` (called on it where ``cols`` does not hold every column)."""
         a = np.asarray(out)
         if a.ndim != 2 or cols.shape[0] != a.shape[1] or self.kind not in ("sum", "max", "min", "argmax"):
             return self(out)
