@@ -1,1 +1,7 @@
 """Benchmarks: speed goals are measured here (``python -m benchmarks.<name>``), not in timed tests."""
+
+# the same choice of numpy's kernels as the dpverify command line (numpy's AVX2 sorting kernels on AMD Zen 4, whose
+# AVX-512 ones are slow), before any benchmark imports numpy; the peers' runners, started as subprocesses, inherit it
+from dpverify.execution.cpu_features import use_avx2_sort
+
+use_avx2_sort()

@@ -31,6 +31,7 @@ BENCHMARKS: dict[str, str] = {
     "suites": "wall time of the quick default run and of every suite at full budget (issue 9)",
     "libraries": "per-call audits of diffprivlib and OpenDP targets: dpverify's share of the wall time (issue 19)",
     "dpsniper": "dpverify and DP-Sniper side by side on DP-Sniper's default set (issue 22)",
+    "numpy_kernels": "numpy's default kernels against its AVX2 sorting kernels (AMD Zen 4; issue 22)",
 }
 
 

@@ -377,7 +377,7 @@ def test_certify_full_budgets_and_certificate(tmp_path: Path, capsys: pytest.Cap
                                                     for i in ("laplace", "laplace-class-linf", "rr", "identity")}}
     assert cert["fingerprint"]["modules"]["mechs"]["sha256"] == sha256(DATA / "mechs.py")
     assert cert["fingerprint"]["entry_modules"]["tiny/rr"] == ["mechs"]
-    assert set(cert["versions"]) == {"python", "numpy", "scipy", "dpverify", "platform"}
+    assert set(cert["versions"]) == {"python", "numpy", "numpy_kernels", "scipy", "dpverify", "platform"}
     assert cert["report"] == "report.json"
 
 

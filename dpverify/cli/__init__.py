@@ -2,6 +2,12 @@
 (``commands``), the runs that always end with a final report (``running``), SIGINT/SIGTERM handling
 (``interrupts``), its progress display (``progress``) and the registry of paper reproductions (``reproduce``)."""
 
-from dpverify.cli.commands import main
+# numpy's AVX2 sorting kernels where its AVX-512 ones are slow (AMD Zen 4), chosen before anything imports numpy
+# (dpverify/__init__.py imports nothing eagerly); see dpverify.execution.cpu_features
+from dpverify.execution.cpu_features import use_avx2_sort
+
+use_avx2_sort()
+
+from dpverify.cli.commands import main  # noqa: E402 -- after use_avx2_sort, which must precede numpy's import
 
 __all__ = ["main"]

@@ -13,7 +13,7 @@ atomically)::
         "modules": {"algorithms.classic.laplace": {"path": "algorithms/classic/laplace.py", "sha256": "..."}},
         "entry_modules": {"classic/laplace": ["algorithms.classic.laplace"], ...},
         "dpverify": {"sha256": "...", "files": {"audit.py": "...", ...}}},
-     "versions": {"python", "numpy", "scipy", "dpverify", "platform"},
+     "versions": {"python", "numpy", "numpy_kernels", "scipy", "dpverify", "platform"},
      "seeds": {"run": 0, "entries": {"classic/laplace": 123..., ...}},
      "report": "report.json", "entries": [<the records of report.json>], "summary": {...}}
 
@@ -68,6 +68,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from dpverify.execution.cpu_features import numpy_setting
 from dpverify.reporting.report import dpverify_version, report_dict, write_text_atomic
 from dpverify.suites import Builder, Entry, EntryOutcome, entry_seed, resolve
 
@@ -183,12 +184,13 @@ def code_fingerprint(entries: Sequence[Entry], cwd: str | Path | None = None) ->
 
 
 def versions() -> dict[str, str]:
-    """Versions a result may depend on: python, numpy, scipy, dpverify, and the platform string."""
+    """Versions a result may depend on: python, numpy (and its CPU kernels:
+    :func:`dpverify.execution.cpu_features.numpy_setting`), scipy, dpverify, and the platform string."""
     import numpy
     import scipy
 
-    return {"python": platform.python_version(), "numpy": numpy.__version__, "scipy": scipy.__version__,
-            "dpverify": dpverify_version(), "platform": platform.platform()}
+    return {"python": platform.python_version(), "numpy": numpy.__version__, "numpy_kernels": numpy_setting(),
+            "scipy": scipy.__version__, "dpverify": dpverify_version(), "platform": platform.platform()}
 
 
 def certificate_dict(outcomes: Sequence[EntryOutcome], meta: Mapping[str, Any], entries: Sequence[Entry],

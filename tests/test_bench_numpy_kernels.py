@@ -1,0 +1,40 @@
+"""benchmarks/bench_numpy_kernels.py: the two settings' environments and the report of their rounds (the measuring
+itself runs as ``python -m benchmarks.bench_numpy_kernels``, not in the tests)."""
+
+from __future__ import annotations
+
+import pytest
+
+import benchmarks.bench_numpy_kernels as K
+from dpverify.execution.cpu_features import AVX512_TARGETS, OPT_OUT
+
+
+def test_child_environments(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("NPY_DISABLE_CPU_FEATURES", "AVX2")
+    monkeypatch.setenv("NPY_ENABLE_CPU_FEATURES", "X86_V3")
+    default, avx2 = K.child_env("default"), K.child_env("avx2-sort")
+    assert default[OPT_OUT] == "keep" and "NPY_DISABLE_CPU_FEATURES" not in default
+    assert "NPY_ENABLE_CPU_FEATURES" not in default and "NPY_ENABLE_CPU_FEATURES" not in avx2
+    assert avx2["NPY_DISABLE_CPU_FEATURES"] == AVX512_TARGETS and OPT_OUT not in avx2
+
+
+def fake(setting: str, scale: float, digest: str = "d", bound: float = 0.1) -> dict:
+    return {"primitives": {"np.sort, 107,000 float64": 0.004 * scale},
+            "searches": {"NoisyHist1": {"seconds": 0.2 * scale, "digest": digest, "scores": [0.5, 0.25 * scale]}},
+            "audits": {"PrefixSum": {"seconds": 4.0 * scale, "bound": bound}}, "disabled": None}
+
+
+def test_report_ratios_and_sameness() -> None:
+    rounds = [{"default": fake("default", 2.0), "avx2-sort": fake("avx2-sort", 1.0)},
+              {"default": fake("default", 3.0), "avx2-sort": fake("avx2-sort", 1.0)}]
+    text = K.report("cmd", 0, rounds, (0.0, 0.0, 0.0))
+    assert "| `np.sort, 107,000 float64` | 8.00 | 4.00 | 2.00× |" in text          # best over the rounds
+    assert "| NoisyHist1 | 0.500 | 0.200 | 2.50× | yes | 2.5e-01 |" in text       # median over the rounds
+    assert "| PrefixSum | 10.00 | 4.00 | 2.50× | 0.1 / 0.1 |" in text
+    assert "the same under both settings: **yes**" in text
+    rounds[1]["avx2-sort"]["searches"]["NoisyHist1"]["digest"] = "other"
+    text = K.report("cmd", 0, rounds, (0.0, 0.0, 0.0))
+    assert "| **no** |" in text and "the same under both settings: **no**" in text
+    rounds[1]["avx2-sort"]["searches"]["NoisyHist1"]["digest"] = "d"
+    rounds[0]["avx2-sort"]["audits"]["PrefixSum"]["bound"] = 0.2
+    assert "the same under both settings: **no**" in K.report("cmd", 0, rounds, (0.0, 0.0, 0.0))
