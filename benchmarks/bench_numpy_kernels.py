@@ -12,7 +12,8 @@ Measured in each: numpy's sorting functions and float64 ``exp`` / ``log`` (best 
 ``MAPPING``, first pair, 214,000 outputs per input: the search sample at 0.01 of DP-Sniper's budget; median of 3 after
 one warm-up) with a digest of its candidates (events, directions, counts; their scores, functions of the counts
 through ``np.log`` and ``np.sqrt``, are compared apart), and whole one-process audits of three of them at that budget (median of
-2 after one warm-up; the ε bound each reached).  Equal digests and bounds: the kernels changed the time, not what was
+2 after one warm-up; the ε bound each reached); and the default suites' quick run (``python -m dpverify run``, not with
+``--quick``): its wall time and which records' outcomes and ε bounds differ between the settings.  Equal digests and bounds: the kernels changed the time, not what was
 found.
 """
 
@@ -25,8 +26,10 @@ import os
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 import timeit
+from pathlib import Path
 from typing import Any, Callable
 
 from benchmarks.bench_graph import (LoadMeter, background_busy, bench_arguments, report_header, wait_for_idle,
@@ -34,6 +37,7 @@ from benchmarks.bench_graph import (LoadMeter, background_busy, bench_arguments,
 from dpverify.execution.cpu_features import AVX512_TARGETS, NUMPY_VARIABLES, OPT_OUT, slow_avx512_sort
 
 BEGIN, END = "<!-- BEGIN numpy-kernels -->", "<!-- END numpy-kernels -->"
+ROOT = Path(__file__).resolve().parent.parent
 SETTINGS = ("default", "avx2-sort")
 #: the event searches timed (the DP-Sniper rows that missed the speed goal, and two that met it)
 SEARCHES = ("NoisyHist1", "NoisyHist2", "ReportNoisyMax1", "SparseVectorTechnique3", "SparseVectorTechnique6",
@@ -123,6 +127,22 @@ def run_child(setting: str, seed: int, quick: bool) -> dict[str, Any]:
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
+def run_suite(setting: str, seed: int, out: Path) -> dict[str, Any]:
+    """The default suites' quick run (``python -m dpverify run``, the README's first Quick start command) in a fresh
+    interpreter under ``setting``: its wall time and every record's outcome and ε bound."""
+    cmd = [sys.executable, "-m", "dpverify", "run", "--seed", str(seed), "--out", str(out)]
+    t = time.perf_counter()
+    done = subprocess.run(cmd, capture_output=True, text=True, env=child_env(setting), cwd=ROOT, check=False)
+    seconds = time.perf_counter() - t
+    report_file = out / "report.json"
+    if not report_file.is_file():
+        raise RuntimeError(f"the {setting} suite run wrote no report: " + " ".join(done.stderr.strip().splitlines()[-3:]))
+    doc = json.loads(report_file.read_text(encoding="utf-8"))
+    records = {f"{e.get('suite', '')}/{e.get('id', '')}": [e.get("outcome"), e.get("epsilon_lower_bound")]
+               for e in doc["entries"]}
+    return {"seconds": seconds, "records": records}
+
+
 def _ratio(a: float, b: float) -> str:
     return f"{a / b:.2f}×" if b > 0 else "–"
 
@@ -167,6 +187,18 @@ def report(command: str, seed: int, rounds: list[dict[str, dict[str, Any]]],
         same_all &= ba == bb
         L.append(f"| {k} | {a:.2f} | {b:.2f} | {_ratio(a, b)} | {ba:.4g} / {bb:.4g} |")
     L += ["", f"Candidates and bounds the same under both settings: **{'yes' if same_all else 'no'}**."]
+    if all("suite" in r[s] for r in rounds for s in SETTINGS):
+        a = statistics.median(r["default"]["suite"]["seconds"] for r in rounds)
+        b = statistics.median(r["avx2-sort"]["suite"]["seconds"] for r in rounds)
+        ra, rb = rounds[0]["default"]["suite"]["records"], rounds[0]["avx2-sort"]["suite"]["records"]
+        outcome = [k for k in ra if k in rb and ra[k][0] != rb[k][0]]
+        bound = [k for k in ra if k in rb and ra[k][1] != rb[k][1]]
+        L += ["", f"The default suites' quick run (`python -m dpverify run`, {len(ra)} records; wall of the whole "
+                  f"command, median over the rounds): default {a:.1f} s, AVX2 sort {b:.1f} s ({_ratio(a, b)}); "
+                  f"records whose outcome differs between the settings: **{len(outcome)}**"
+                  + (f" ({', '.join(outcome)})" if outcome else "") + f"; whose ε bound differs: {len(bound)}"
+                  + ("" if not bound else " (" + "; ".join(f"`{k}` {ra[k][1]!r} / {rb[k][1]!r}" for k in bound[:6])
+                     + (", …" if len(bound) > 6 else "") + ")") + "."]
     return "\n".join(L)
 
 
@@ -183,9 +215,15 @@ def main(argv: list[str] | None = None) -> int:
     busy_before = wait_for_idle(args.wait_idle, "bench_numpy_kernels")
     meter = LoadMeter()
     rounds = []
-    for r in range(1 if args.quick else 2):
-        rounds.append({s: run_child(s, args.seed, args.quick) for s in (SETTINGS if r % 2 == 0 else SETTINGS[::-1])})
-        print(f"[bench_numpy_kernels] round {r + 1} done", file=sys.stderr, flush=True)
+    with tempfile.TemporaryDirectory(prefix="bench_numpy_kernels-") as tmp:
+        for r in range(1 if args.quick else 2):
+            row: dict[str, dict[str, Any]] = {}
+            for s in SETTINGS if r % 2 == 0 else SETTINGS[::-1]:
+                row[s] = run_child(s, args.seed, args.quick)
+                if not args.quick:
+                    row[s]["suite"] = run_suite(s, args.seed, Path(tmp) / f"{s}-{r}")
+            rounds.append(row)
+            print(f"[bench_numpy_kernels] round {r + 1} done", file=sys.stderr, flush=True)
     text = report(command, args.seed, rounds, (busy_before, meter.others(), background_busy()))
     print(text)
     if args.write is not None:

@@ -38,3 +38,19 @@ def test_report_ratios_and_sameness() -> None:
     rounds[1]["avx2-sort"]["searches"]["NoisyHist1"]["digest"] = "d"
     rounds[0]["avx2-sort"]["audits"]["PrefixSum"]["bound"] = 0.2
     assert "the same under both settings: **no**" in K.report("cmd", 0, rounds, (0.0, 0.0, 0.0))
+
+
+def test_report_of_the_suite_runs() -> None:
+    def with_suite(setting: str, seconds: float, bound: float) -> dict:
+        row = fake(setting, 1.0)
+        row["suite"] = {"seconds": seconds, "records": {"s/a": ["pass", 0.5], "s/b": ["violation", bound]}}
+        return row
+
+    rounds = [{"default": with_suite("default", 30.0, 1.0), "avx2-sort": with_suite("avx2-sort", 20.0, 1.5)}]
+    text = K.report("cmd", 0, rounds, (0.0, 0.0, 0.0))
+    assert "default 30.0 s, AVX2 sort 20.0 s (1.50×)" in text
+    assert "outcome differs between the settings: **0**; whose ε bound differs: 1 (`s/b` 1.0 / 1.5)." in text
+    rounds[0]["avx2-sort"]["suite"]["records"]["s/a"][0] = "violation"
+    assert "outcome differs between the settings: **1** (s/a)" in K.report("cmd", 0, rounds, (0.0, 0.0, 0.0))
+    del rounds[0]["avx2-sort"]["suite"]
+    assert "quick run" not in K.report("cmd", 0, rounds, (0.0, 0.0, 0.0))
