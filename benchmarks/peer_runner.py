@@ -5,6 +5,7 @@ stdout (a result per task as it finishes, a start-up or warm-up line, ``{"done":
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import time
 from collections.abc import Callable, Iterable, Iterator
@@ -34,6 +35,31 @@ def floats(obj: dict[str, Any], keys: Iterable[str]) -> dict[str, Any]:
     return obj
 
 
+#: prints the numpy dispatch targets of the interpreter that runs it (numpy >= 2 and older numpy)
+DISPATCH_PROBE = ("import json\ntry:\n    from numpy._core._multiarray_umath import __cpu_dispatch__ as d\n"
+                  "except ImportError:\n    from numpy.core._multiarray_umath import __cpu_dispatch__ as d\n"
+                  "print(json.dumps(list(d)))")
+
+
+def peer_environment(py: Path) -> dict[str, str]:
+    """The environment of a peer's runner: this process's, whose choice of numpy's AVX2 sorting kernels
+    (:mod:`dpverify.execution.cpu_features`, made by ``benchmarks/__init__.py``) the peer shares when its numpy has the
+    same AVX-512 targets, and not otherwise (an older numpy names them differently and, before x86-simd-sort, has no
+    AVX-512 sort for the variable to avoid: it would only lose its AVX-512 ``exp`` and ``log``)."""
+    from dpverify.execution.cpu_features import AVX512_TARGETS
+
+    env = dict(os.environ)
+    if env.get("NPY_DISABLE_CPU_FEATURES", "").strip() != AVX512_TARGETS:
+        return env
+    clean = {k: v for k, v in env.items() if k != "NPY_DISABLE_CPU_FEATURES"}
+    try:
+        done = subprocess.run([str(py), "-c", DISPATCH_PROBE], capture_output=True, text=True, env=clean, timeout=120)
+        targets = set(json.loads(done.stdout.strip().splitlines()[-1]))
+    except (OSError, subprocess.SubprocessError, ValueError, IndexError):
+        return clean
+    return env if set(AVX512_TARGETS.split()) <= targets else clean
+
+
 def run_runner(py: Path, runner: Path, spec: dict[str, Any], cwd: Path, *,
                on_result: Callable[[dict[str, Any]], None], result_key: str) -> tuple[list[str], str | None, float]:
     """Run ``py runner`` with ``spec`` on its stdin; ``on_result(obj)`` for every result line (an object with
@@ -41,7 +67,7 @@ def run_runner(py: Path, runner: Path, spec: dict[str, Any], cwd: Path, *,
     finish, wall seconds)."""
     t0 = time.perf_counter()
     proc = subprocess.Popen([str(py), str(runner)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, cwd=str(cwd))
+                            stderr=subprocess.PIPE, text=True, cwd=str(cwd), env=peer_environment(py))
     assert proc.stdin is not None and proc.stdout is not None
     proc.stdin.write(json.dumps(spec))
     proc.stdin.close()

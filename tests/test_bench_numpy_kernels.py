@@ -54,3 +54,25 @@ def test_report_of_the_suite_runs() -> None:
     assert "outcome differs between the settings: **1** (s/a)" in K.report("cmd", 0, rounds, (0.0, 0.0, 0.0))
     del rounds[0]["avx2-sort"]["suite"]
     assert "quick run" not in K.report("cmd", 0, rounds, (0.0, 0.0, 0.0))
+
+
+def test_a_peer_shares_the_kernels_only_with_the_same_numpy_targets(tmp_path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys
+
+    from benchmarks.peer_runner import peer_environment
+
+    old = tmp_path / "old-python"                      # an interpreter whose numpy predates the X86_V4 names
+    old.write_text('#!/bin/sh\necho \'["AVX2", "AVX512F", "AVX512_SKX", "AVX512_ICL"]\'\n')
+    old.chmod(0o755)
+    broken = tmp_path / "broken-python"
+    broken.write_text("#!/bin/sh\nexit 3\n")
+    broken.chmod(0o755)
+    monkeypatch.setenv("NPY_DISABLE_CPU_FEATURES", AVX512_TARGETS)
+    here = peer_environment(sys.executable)             # this project's numpy (>= 2.4 in its pins' range)
+    import numpy as np
+    if tuple(int(x) for x in np.__version__.split(".")[:2]) >= (2, 4):
+        assert here["NPY_DISABLE_CPU_FEATURES"] == AVX512_TARGETS
+    assert "NPY_DISABLE_CPU_FEATURES" not in peer_environment(old)
+    assert "NPY_DISABLE_CPU_FEATURES" not in peer_environment(broken)
+    monkeypatch.setenv("NPY_DISABLE_CPU_FEATURES", "AVX2")   # the user's own choice goes to every peer as it is
+    assert peer_environment(old)["NPY_DISABLE_CPU_FEATURES"] == "AVX2"
