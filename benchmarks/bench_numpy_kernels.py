@@ -10,11 +10,11 @@ alternating, ``--rounds`` times each, best or median over them as the tables say
 Measured in each: numpy's sorting functions and float64 ``exp`` / ``log`` (best of 5 calls), the event search
 (:func:`dpverify.statistical.search.search_events`) of DP-Sniper's mechanisms (``benchmarks.bench_dpsniper``'s
 ``MAPPING``, first pair, 214,000 outputs per input: the search sample at 0.01 of DP-Sniper's budget; median of 3 after
-one warm-up) with a digest of its candidates (events, directions, counts; their scores, functions of the counts
-through ``np.log`` and ``np.sqrt``, are compared apart), and whole one-process audits of three of them at that budget (median of
-2 after one warm-up; the ε bound each reached); and the default suites' quick run (``python -m dpverify run``, not with
-``--quick``): its wall time and which records' outcomes and ε bounds differ between the settings.  Equal digests and bounds: the kernels changed the time, not what was
-found.
+one warm-up) with a fingerprint of its candidates (events, directions, counts; their scores, functions of the counts
+through ``np.log`` and ``np.sqrt``, are compared apart), and whole one-process audits of three of them at that
+budget (median of 2 after one warm-up; the ε bound each reached); and the default suites' quick run (``python -m
+dpverify run``, not with ``--quick``): its wall time and which records' outcomes and ε bounds differ between the
+settings.  Equal fingerprints and bounds: the kernels changed the time, not what was found.
 """
 
 from __future__ import annotations
@@ -99,9 +99,9 @@ def measure(seed: int, quick: bool) -> dict[str, Any]:
             times.append(time.perf_counter() - t)
         # the events, directions and counts (the scores are functions of the counts through np.log / np.sqrt,
         # whose last bit may differ between the kernels: compared apart)
-        digest = hashlib.sha1(repr([(c.event.description, c.direction, c.count_num, c.count_den)
+        fingerprint = hashlib.sha1(repr([(c.event.description, c.direction, c.count_num, c.count_den)
                                     for c in found[0]]).encode()).hexdigest()[:12]
-        searches[name] = {"seconds": statistics.median(times), "digest": digest,
+        searches[name] = {"seconds": statistics.median(times), "fingerprint": fingerprint,
                           "scores": [c.score for c in found[0]]}
     audits: dict[str, Any] = {}
     cfg = runner.scaled_config(FRACTION / 10 if quick else FRACTION)
@@ -172,11 +172,11 @@ def report(command: str, seed: int, rounds: list[dict[str, dict[str, Any]]],
     same_all = True
     for k in first["searches"]:
         a, b = per("default", "searches", k, "seconds", False), per("avx2-sort", "searches", k, "seconds", False)
-        digests = {r[s]["searches"][k]["digest"] for r in rounds for s in SETTINGS}
-        same_all &= len(digests) == 1
+        fingerprints = {r[s]["searches"][k]["fingerprint"] for r in rounds for s in SETTINGS}
+        same_all &= len(fingerprints) == 1
         sa, sb = rounds[0]["default"]["searches"][k]["scores"], rounds[0]["avx2-sort"]["searches"][k]["scores"]
         diff = max((abs(x - y) for x, y in zip(sa, sb)), default=0.0) if len(sa) == len(sb) else math.inf
-        L.append(f"| {k} | {a:.3f} | {b:.3f} | {_ratio(a, b)} | {'yes' if len(digests) == 1 else '**no**'} | "
+        L.append(f"| {k} | {a:.3f} | {b:.3f} | {_ratio(a, b)} | {'yes' if len(fingerprints) == 1 else '**no**'} | "
                  f"{diff:.1e} |")
     L += ["", f"| whole audit (`benchmarks.bench_dpsniper.audit_one`, 0.01 of DP-Sniper's budget, 1 process; median "
               "of 2, median over the rounds) | default, s | AVX2 sort, s | ratio | ε bound (default / AVX2 sort) |",

@@ -18,9 +18,9 @@ def test_child_environments(monkeypatch: pytest.MonkeyPatch) -> None:
     assert avx2["NPY_DISABLE_CPU_FEATURES"] == AVX512_TARGETS and OPT_OUT not in avx2
 
 
-def fake(setting: str, scale: float, digest: str = "d", bound: float = 0.1) -> dict:
+def fake(setting: str, scale: float, fingerprint: str = "d", bound: float = 0.1) -> dict:
     return {"primitives": {"np.sort, 107,000 float64": 0.004 * scale},
-            "searches": {"NoisyHist1": {"seconds": 0.2 * scale, "digest": digest, "scores": [0.5, 0.25 * scale]}},
+            "searches": {"NoisyHist1": {"seconds": 0.2 * scale, "fingerprint": fingerprint, "scores": [0.5, 0.25 * scale]}},
             "audits": {"PrefixSum": {"seconds": 4.0 * scale, "bound": bound}}, "disabled": None}
 
 
@@ -32,10 +32,10 @@ def test_report_ratios_and_sameness() -> None:
     assert "| NoisyHist1 | 0.500 | 0.200 | 2.50× | yes | 2.5e-01 |" in text       # median over the rounds
     assert "| PrefixSum | 10.00 | 4.00 | 2.50× | 0.1 / 0.1 |" in text
     assert "the same under both settings: **yes**" in text
-    rounds[1]["avx2-sort"]["searches"]["NoisyHist1"]["digest"] = "other"
+    rounds[1]["avx2-sort"]["searches"]["NoisyHist1"]["fingerprint"] = "other"
     text = K.report("cmd", 0, rounds, (0.0, 0.0, 0.0))
     assert "| **no** |" in text and "the same under both settings: **no**" in text
-    rounds[1]["avx2-sort"]["searches"]["NoisyHist1"]["digest"] = "d"
+    rounds[1]["avx2-sort"]["searches"]["NoisyHist1"]["fingerprint"] = "d"
     rounds[0]["avx2-sort"]["audits"]["PrefixSum"]["bound"] = 0.2
     assert "the same under both settings: **no**" in K.report("cmd", 0, rounds, (0.0, 0.0, 0.0))
 
