@@ -5,9 +5,9 @@ its AVX-512 kernels on any CPU that has AVX-512.  Their partition step writes ev
 form of ``vpcompress``, which AMD Zen 4 (family 0x19 with AVX-512) runs in microcode: AMD's *Software Optimization
 Guide for the AMD Zen4 Microarchitecture*, Sec. 2.11.2, says to avoid it; the slowdown is numpy/x86-simd-sort issue 6
 and is discussed in numpy pull request 32690.  On such a CPU numpy's AVX2 kernels of the same functions are several
-times faster (this project's machine, numpy 2.4.6, 107,000 float64 values: ``np.sort`` 4.2 -> 0.67 ms,
-``np.unique`` 4.3 -> 0.75 ms, ``np.partition`` 1.4 -> 0.13 ms, ``np.argsort`` 5.6 -> 2.0 ms), and sorting is a third
-of the event search's time on vector outputs (``docs/performance.md``, the profiles of the DP-Sniper comparison).
+times faster, and sorting is a large part of the event search's time on vector outputs (``python -m
+benchmarks.bench_numpy_kernels`` measures both settings side by side: ``docs/performance.md``, "numpy's sorting
+kernels on AMD Zen 4").
 
 numpy chooses its kernels once, when it is first imported, from the environment variable ``NPY_DISABLE_CPU_FEATURES``;
 nothing changes them afterwards.  :func:`use_avx2_sort` sets that variable to numpy's AVX-512 dispatch targets
@@ -18,11 +18,11 @@ numpy's choice, so an audit's results still do not depend on its number of worke
 itself and then calls :func:`dpverify.audit` keeps numpy's default kernels unless it sets the variable before
 importing numpy (:func:`sort_environment` says what to set).
 
-What it costs: numpy's float64 ``exp`` and ``log`` lose their AVX-512 kernels too (the same targets hold them;
-about 5x slower per call on this machine, 0.8 -> 4 ms per million values), and their last bit may differ, so a
-mechanism whose outputs depend on the last bit of ``np.exp`` or ``np.log`` may give other outputs on the same seed
-than under numpy's default kernels.  Every verdict of the default suite was the same either way, in about the same
-time, and the DP-Sniper set's searches ran 10-30 % faster (the measurements are in ``docs/performance.md``).
+What it costs: numpy's float64 ``exp`` and ``log`` lose their AVX-512 kernels too (the same targets hold them; several
+times slower per call), and their last bit may differ, so a score computed through them may differ in its last bits
+and a mechanism whose outputs depend on the last bit of ``np.exp`` or ``np.log`` may give other outputs on the same
+seed than under numpy's default kernels.  The same benchmark compares the searches' candidates, whole audits' bounds
+and the default suite's outcomes under both settings.
 """
 
 from __future__ import annotations
