@@ -200,7 +200,8 @@ def block_argmax(s: NDArray[np.float64], sizes: NDArray[np.int64]) -> tuple[NDAr
 def sorted_distinct(v: NDArray) -> tuple[NDArray, NDArray[np.int64]]:
     """``np.unique(v, return_counts=True)`` for an already sorted array, in one linear pass (no sort).
 
-    NaNs (sorted last) count as one value, as in ``np.unique``; a zero is reported as ``0.0``, never ``-0.0``.
+    NaNs (sorted last) count as one value, as in ``np.unique``; a zero is reported as ``0.0``, never ``-0.0``.  The
+    counts may be a read-only array.
     """
     n = len(v)
     if n == 0:
@@ -211,8 +212,9 @@ def sorted_distinct(v: NDArray) -> tuple[NDArray, NDArray[np.int64]]:
     new[nan_start(v) + 1:] = False                 # every NaN after the first: one value
     if np.count_nonzero(new) == n:
         # every value distinct (a continuous sample): the values themselves, each once -- without the positions,
-        # the gather and the differences, four arrays as long as the sample's, most of the call on large samples
-        return (v + 0.0 if v.dtype.kind == "f" else v.copy()), np.ones(n, dtype=np.int64)
+        # the gather and the differences, four arrays as long as the sample's, most of the call on large samples;
+        # the counts a read-only view of one 1 (most callers read only the values)
+        return (v + 0.0 if v.dtype.kind == "f" else v.copy()), np.broadcast_to(np.int64(1), (n,))
     starts = np.flatnonzero(new)
     uniq = v[starts]
     if uniq.dtype.kind == "f":
