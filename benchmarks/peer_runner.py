@@ -65,9 +65,10 @@ def run_runner(py: Path, runner: Path, spec: dict[str, Any], cwd: Path, *,
     """Run ``py runner`` with ``spec`` on its stdin; ``on_result(obj)`` for every result line (an object with
     ``result_key``) as it arrives.  Returns (every stdout line, an error message when the runner failed or did not
     finish, wall seconds)."""
+    env = peer_environment(py)                   # (its probe of the peer's numpy is not part of the wall time)
     t0 = time.perf_counter()
     proc = subprocess.Popen([str(py), str(runner)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, cwd=str(cwd), env=peer_environment(py))
+                            stderr=subprocess.PIPE, text=True, cwd=str(cwd), env=env)
     assert proc.stdin is not None and proc.stdout is not None
     proc.stdin.write(json.dumps(spec))
     proc.stdin.close()
