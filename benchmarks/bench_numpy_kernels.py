@@ -124,7 +124,11 @@ def run_child(setting: str, seed: int, quick: bool) -> dict[str, Any]:
                           env=child_env(setting), check=False)
     if done.returncode != 0:
         raise RuntimeError(f"the {setting} child failed: " + " ".join(done.stderr.strip().splitlines()[-3:]))
-    return json.loads(done.stdout.strip().splitlines()[-1])
+    out = json.loads(done.stdout.strip().splitlines()[-1])
+    wanted = child_env(setting).get("NPY_DISABLE_CPU_FEATURES")
+    if out["disabled"] != wanted:      # the child must have loaded numpy under the setting it stands for
+        raise RuntimeError(f"the {setting} child ran with NPY_DISABLE_CPU_FEATURES={out['disabled']!r}, not {wanted!r}")
+    return out
 
 
 def run_suite(setting: str, seed: int, out: Path) -> dict[str, Any]:
@@ -205,7 +209,7 @@ def report(command: str, seed: int, rounds: list[dict[str, dict[str, Any]]],
 def main(argv: list[str] | None = None) -> int:
     args_in = sys.argv[1:] if argv is None else argv
     if args_in[:1] == ["--child"]:
-        setting, rest = args_in[1], args_in[2:]
+        rest = args_in[2:]              # (the setting is the child's environment)
         seed = int(rest[rest.index("--seed") + 1]) if "--seed" in rest else 0
         print(json.dumps(measure(seed, "--quick" in rest)))
         return 0
