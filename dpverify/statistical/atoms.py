@@ -21,6 +21,7 @@ so the test stays valid.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Sequence
 
 import numpy as np
 from numpy.typing import NDArray
@@ -41,21 +42,34 @@ def _mix(h: NDArray[np.uint64]) -> NDArray[np.uint64]:
     return h ^ (h >> np.uint64(31))
 
 
-def row_hashes(out: NDArray) -> NDArray[np.uint64]:
-    """One 64-bit hash per output row, equal for equal rows (``-0.0`` and ``0.0`` are one value; NaNs are one
-    value).  Vectorised: a few integer passes per column."""
+def row_hashes(out: NDArray, columns: Sequence[int] | None = None) -> NDArray[np.uint64]:
+    """One 64-bit hash per output row (of its ``columns`` only, when given), equal for equal rows (``-0.0`` and
+    ``0.0`` are one value; NaNs are one value).  Vectorised: a few integer passes per column, over a block of rows at
+    a time (whose temporaries stay in the CPU's caches)."""
     a = np.asarray(out)
-    a = a.reshape(len(a), -1)
-    if a.dtype.kind == "f":
-        a = np.where(np.isnan(a), np.nan, a.astype(np.float64) + 0.0)
-        bits = a.view(np.uint64)
-    else:
-        bits = a.astype(np.int64).view(np.uint64)
-    h = np.full(len(a), _GOLDEN, dtype=np.uint64)
+    a = a if a.ndim == 2 else a.reshape(len(a), -1)
+    cols = list(range(a.shape[1])) if columns is None else list(columns)
+    h = np.empty(len(a), dtype=np.uint64)
+    step = max(256, _HASH_BLOCK // max(1, a.shape[1] * a.itemsize))
     with np.errstate(over="ignore"):
-        for j in range(bits.shape[1]):
-            h = _mix((h ^ bits[:, j]) + _GOLDEN * np.uint64(j + 1))
+        for start in range(0, len(a), step):
+            block = a[start:start + step][:, cols]
+            if block.dtype.kind == "f":
+                block = block.astype(np.float64, copy=False)   # a fresh copy already: changed in place
+                block += 0.0
+                block[np.isnan(block)] = np.nan
+                bits = block.view(np.uint64)
+            else:
+                bits = block.astype(np.int64).view(np.uint64)
+            hb = np.full(len(block), _GOLDEN, dtype=np.uint64)
+            for j in range(bits.shape[1]):
+                hb = _mix((hb ^ bits[:, j]) + _GOLDEN * np.uint64(j + 1))
+            h[start:start + step] = hb
     return h
+
+
+#: bytes of a block of rows that :func:`row_hashes` hashes at a time
+_HASH_BLOCK = 1 << 20
 
 
 @dataclass(frozen=True)

@@ -34,6 +34,7 @@ from numpy.typing import NDArray
 from scipy import special
 
 from dpverify.statistical.atoms import row_hashes
+from dpverify.statistical.features import transposed_copy
 
 __all__ = ["CellPartition", "CellSetEvent", "ProductRatioScore", "block_argmax", "fit_cells", "fit_cells_and_codes",
            "fit_product_ratio", "split_columns", "tail_ranks"]
@@ -86,17 +87,25 @@ class CellPartition:
         rows = rows.reshape(len(rows), -1)
         if not self.continuous:
             return np.zeros(len(rows))
-        # NaN as +inf: a row with a NaN sums to NaN (or to inf), which becomes +inf -- as if each NaN were +inf first
-        v = np.asarray(rows[:, list(self.continuous)], dtype=np.float64)
+        # NaN as +inf: a row with a NaN sums to NaN (or to inf), which becomes +inf -- as if each NaN were +inf first.
+        # The continuous columns of a block of rows at a time as one float64 copy (the same sums, row by row, as of
+        # one copy of them all, which on a million rows of 20 columns cost more than the sums)
+        cont = list(self.continuous)
+        whole = cont == list(range(rows.shape[1])) and rows.dtype == np.float64
+        s = np.empty(len(rows))
+        step = _row_block(rows)
         with np.errstate(invalid="ignore"):
-            s = v.sum(axis=1)
+            for start in range(0, len(rows), step):
+                block = rows[start:start + step]
+                v = np.ascontiguousarray(block if whole else block[:, cont], dtype=np.float64)
+                v.sum(axis=1, out=s[start:start + step])
         return np.where(np.isnan(s), np.inf, s)
 
     def group_of(self, rows: NDArray) -> NDArray[np.intp]:
         rows = rows.reshape(len(rows), -1)
         if not self.discrete:
             return np.zeros(len(rows), dtype=np.intp)
-        h = row_hashes(rows[:, list(self.discrete)])
+        h = row_hashes(rows, self.discrete)
         keys = np.asarray(self.groups, dtype=np.uint64)
         idx = np.searchsorted(keys, h)
         idx_c = np.minimum(idx, len(keys) - 1)
@@ -119,10 +128,9 @@ class CellPartition:
         assert g is not None
         offsets = self.offsets()
         out = np.empty(len(f), dtype=np.intp)
-        for k, e in enumerate(self.edges):
-            m = g == k
-            if m.any():
-                out[m] = offsets[k] + np.searchsorted(np.asarray(e), f[m], "right")
+        for k, (rows_k, f_k) in enumerate(grouped(f, g, len(self.edges))):
+            if len(rows_k):
+                out[rows_k] = offsets[k] + np.searchsorted(np.asarray(self.edges[k]), f_k, "right")
         return out
 
     def describe_cell(self, c: int) -> str:
@@ -260,13 +268,16 @@ def _edges(values_sorted: NDArray[np.float64], bins: int, tails: bool = True) ->
 
     The product ratio score bins without tail edges: a sum over coordinates of log ratios of cells of 16 points is
     dominated by their noise (the 20-bin replace-one histogram fell from 0.99 to 0.81 of its true ε with them)."""
-    v = values_sorted[np.isfinite(values_sorted)]
+    # the finite values: one run of the sorted values (-inf first; +inf, then NaN, last), a view
+    lo = int(np.searchsorted(values_sorted, -np.inf, "right")) if len(values_sorted) else 0
+    v = values_sorted[lo:int(np.searchsorted(values_sorted, np.inf, "left"))]
     if len(v) == 0:
         return ()
     uniq, counts = sorted_distinct(v)          # v is sorted: no other sort below, linear passes only
     is_atom = counts >= max(2, len(v) // 1000)
     atoms = uniq[is_atom]
-    single = v[np.repeat(~is_atom, counts)]                        # sorted too
+    # the values that are no atom, sorted too (all of them, without a copy, when there is none: a continuous sample)
+    single = v[np.repeat(~is_atom, counts)] if len(atoms) else v
     qs = sorted_quantiles(single, np.linspace(0, 1, bins + 1)[1:-1]) if len(single) and bins > 1 else np.zeros(0)
     tail_edges = np.zeros(0)
     if tails and len(single) and bins > 1:
@@ -291,37 +302,62 @@ def fit_cells_and_codes(sel0: NDArray, sel1: NDArray,
     """:func:`fit_cells` and the cells of the rows of ``sel0`` then ``sel1`` (what :meth:`CellPartition.cells`
     gives them, from the features and groups the fit computed anyway; ``None`` when the fit used ``pooled``, whose
     caller counts the cells on its sorted values instead)."""
-    rows = np.concatenate([sel0, sel1]).reshape(len(sel0) + len(sel1), -1)
-    probe = rows[:: max(1, len(rows) // 20_000)]
+    halves = [np.asarray(x).reshape(len(x), -1) for x in (sel0, sel1)]
+    n0, n = len(halves[0]), len(halves[0]) + len(halves[1])
+    # every step-th row of the two halves together (without copying them into one array)
+    step = max(1, n // 20_000)
+    probe = np.concatenate([halves[0][::step], halves[1][(-n0) % step::step]])
     disc, cont = split_columns(probe)
     if not cont:
         return None
     groups: list[int] = []
     labels: list[str] = []
-    gid = np.zeros(len(rows), dtype=np.intp)
+    gid = np.zeros(n, dtype=np.intp)
     if disc:
-        h = row_hashes(rows[:, list(disc)])
+        h = np.concatenate([row_hashes(x, disc) for x in halves])
         uniq, first, inverse, counts = np.unique(h, return_index=True, return_inverse=True, return_counts=True)
         keep = np.argsort(-counts, kind="stable")[:MAX_GROUPS]
         keep = keep[counts[keep] >= MIN_GROUP]
         keep = keep[np.argsort(uniq[keep])]
         groups = [int(u) for u in uniq[keep]]
-        labels = ["(" + ",".join(f"{v:g}" for v in rows[first[k]][list(disc)]) + ")" for k in keep]
+
+        def row(i: int) -> NDArray:
+            return halves[0][i] if i < n0 else halves[1][i - n0]
+
+        labels = ["(" + ",".join(f"{v:g}" for v in row(int(first[k]))[list(disc)]) + ")" for k in keep]
         pos = np.full(len(uniq), len(keep), dtype=np.intp)
         pos[keep] = np.arange(len(keep))
         gid = pos[inverse.ravel()]
-    f = CellPartition(disc, cont, tuple(groups), ((),) * (len(groups) + 1)).feature(rows)
+    bare = CellPartition(disc, cont, tuple(groups), ((),) * (len(groups) + 1))
+    f = np.concatenate([bare.feature(x) for x in halves])
     use_pooled = pooled is not None and not disc
     edges = []
-    for k in range(len(groups) + 1):
+    for k, (_, fk) in enumerate(grouped(f, gid, len(groups) + 1)):
         if use_pooled:
             fk = pooled
         else:
-            fk = f[gid == k]                  # a fresh array: sorted in place
-            fk.sort()
+            fk = np.sort(fk)
         edges.append(_edges(fk, int(np.clip(len(fk) // PER_BIN, 1, MAX_BINS))))
     part = CellPartition(disc, cont, tuple(groups), tuple(edges), tuple(labels))
     return part, None if use_pooled else part.cells_of(f, gid)
+
+
+def _row_block(rows: NDArray) -> int:
+    """Rows per block of a pass over ``rows`` (2-D) that keeps each block in the CPU's caches."""
+    return max(256, (1 << 20) // max(1, rows.shape[1] * rows.itemsize))
+
+
+def grouped(values: NDArray, group: NDArray[np.intp], n_groups: int) -> list[tuple[NDArray[np.intp], NDArray]]:
+    """For each group ``k < n_groups``: the positions of ``group == k`` and ``values`` there, in their order -- what
+    ``np.flatnonzero(group == k)`` and ``values[group == k]`` give, from one stable sort of the group ids instead of a
+    pass over all the rows per group (a partition has up to 65 groups)."""
+    if n_groups == 1:
+        return [(np.arange(len(values)), values)]
+    order = np.argsort(group.astype(np.uint8 if n_groups <= 256 else np.intp, copy=False), kind="stable")
+    bounds = np.zeros(n_groups + 1, dtype=np.int64)
+    np.cumsum(np.bincount(group, minlength=n_groups)[:n_groups], out=bounds[1:])
+    v = values[order]
+    return [(order[bounds[k]:bounds[k + 1]], v[bounds[k]:bounds[k + 1]]) for k in range(n_groups)]
 
 
 @dataclass(frozen=True)
@@ -343,7 +379,7 @@ class ProductRatioScore:
         s = np.zeros(len(rows))
         small_ints = rows.dtype.kind in "biu" and rows.dtype.itemsize == 1
         # the used columns as float64, each contiguous (a column of a row-major output is a strided view)
-        cols = None if small_ints else np.ascontiguousarray(rows[:, list(self.columns)].T, dtype=np.float64)
+        cols = None if small_ints else transposed_copy(rows, np.float64, self.columns)
         for i, (j, e, r) in enumerate(zip(self.columns, self.edges, self.ratios)):
             if small_ints:
                 # every value of the column's type has its bin in a table (searchsorted "right" of the values, as

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import NDArray
 
-from dpverify.statistical.features import Column, Feature, Statistic, finite_view, sorted_values
+from dpverify.statistical.features import Column, Feature, Statistic, finite_view, sorted_values, transposed_copy
 
 __all__ = ["SortedColumns", "MAX_COLUMNS"]
 
@@ -95,7 +95,7 @@ class SortedColumns:
             if half is None:
                 raise ValueError("no scoring halves were given")
             cols = np.asarray(half, dtype=np.float64).reshape(len(half), -1)[:, :MAX_COLUMNS]
-            self._by_column[i] = finite_view(np.ascontiguousarray(cols.T))
+            self._by_column[i] = finite_view(transposed_copy(cols))
         return self._by_column[i]
 
     def scoring(self, j: int) -> tuple[NDArray, NDArray]:
@@ -126,5 +126,5 @@ class SortedColumns:
             half = (self.sel + self._score)[i]
             if half is None:
                 raise ValueError("no scoring halves were given")
-            self._transposed[i] = np.ascontiguousarray(half.T)
+            self._transposed[i] = transposed_copy(half)
         return self._transposed[i]
