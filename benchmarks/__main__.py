@@ -32,6 +32,7 @@ BENCHMARKS: dict[str, str] = {
     "libraries": "per-call audits of diffprivlib and OpenDP targets: dpverify's share of the wall time (issue 19)",
     "dpsniper": "dpverify and DP-Sniper side by side on DP-Sniper's default set (issue 22)",
     "numpy_kernels": "numpy's default kernels against its AVX2 sorting kernels (AMD Zen 4; issue 22)",
+    "memory": "glibc's malloc defaults against freed memory kept in the process (issue 22)",
 }
 
 

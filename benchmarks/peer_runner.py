@@ -42,13 +42,19 @@ DISPATCH_PROBE = ("import json\ntry:\n    from numpy._core._multiarray_umath imp
 
 
 def peer_environment(py: Path) -> dict[str, str]:
-    """The environment of a peer's runner: this process's, whose choice of numpy's AVX2 sorting kernels
-    (:mod:`dpverify.execution.cpu_features`, made by ``benchmarks/__init__.py``) the peer shares when its numpy has the
-    same AVX-512 targets, and not otherwise (an older numpy names them differently and, before x86-simd-sort, has no
-    AVX-512 sort for the variable to avoid: it would only lose its AVX-512 ``exp`` and ``log``)."""
+    """The environment of a peer's runner: this process's, with the malloc setting this process made (freed memory
+    kept in the process, :mod:`dpverify.execution.memory`, through glibc's variables, which the peer's processes read
+    when they start), and this process's choice of numpy's AVX2 sorting kernels
+    (:mod:`dpverify.execution.cpu_features`, made by ``benchmarks/__init__.py``), which the peer shares when its numpy
+    has the same AVX-512 targets, and not otherwise (an older numpy names them differently and, before
+    x86-simd-sort, has no AVX-512 sort for the variable to avoid: it would only lose its AVX-512 ``exp`` and
+    ``log``)."""
     from dpverify.execution.cpu_features import AVX512_TARGETS
+    from dpverify.execution.memory import keep_freed_memory, malloc_environment
 
     env = dict(os.environ)
+    if keep_freed_memory():                      # (already made by benchmarks/__init__.py: nothing more happens)
+        env.update(malloc_environment())
     if env.get("NPY_DISABLE_CPU_FEATURES", "").strip() != AVX512_TARGETS:
         return env
     clean = {k: v for k, v in env.items() if k != "NPY_DISABLE_CPU_FEATURES"}

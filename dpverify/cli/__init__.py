@@ -5,8 +5,11 @@
 # numpy's AVX2 sorting kernels where its AVX-512 ones are slow (AMD Zen 4), chosen before anything imports numpy
 # (dpverify/__init__.py imports nothing eagerly); see dpverify.execution.cpu_features
 from dpverify.execution.cpu_features import use_avx2_sort
+from dpverify.execution.memory import keep_freed_memory
 
 use_avx2_sort()
+# freed arrays kept in the process for the next ones (glibc's malloc); see dpverify.execution.memory
+keep_freed_memory()
 
 from dpverify.cli.commands import main  # noqa: E402 -- after use_avx2_sort, which must precede numpy's import
 
