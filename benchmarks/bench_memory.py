@@ -20,13 +20,12 @@ import os
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
-from benchmarks.bench_graph import (LoadMeter, background_busy, bench_arguments, report_header, wait_for_idle,
-                                    write_section)
+from benchmarks.alternating import alternate, publish
+from benchmarks.bench_graph import LoadMeter, background_busy, bench_arguments, report_header, wait_for_idle
 from dpverify.execution.memory import OPT_OUT, USER_VARIABLES, malloc_setting
 
 BEGIN, END = "<!-- BEGIN malloc -->", "<!-- END malloc -->"
@@ -135,20 +134,14 @@ def main(argv: list[str] | None = None) -> int:
     names = AUDITS[:2] if args.quick else AUDITS
     busy_before = wait_for_idle(args.wait_idle, "bench_memory")
     meter = LoadMeter()
-    rounds = []
-    with tempfile.TemporaryDirectory(prefix="bench_memory-") as tmp:
-        for r in range(1 if args.quick else 2):
-            row: dict[str, dict[str, Any]] = {}
-            for s in SETTINGS if r % 2 == 0 else SETTINGS[::-1]:
-                row[s] = {"touch": run_touch(s),
-                          "audits": run_audits(s, fraction, names, args.seed, Path(tmp) / f"{s}-{r}.json")}
-            rounds.append(row)
-            print(f"[bench_memory] round {r + 1} done", file=sys.stderr, flush=True)
+
+    def measure(setting: str, r: int, tmp: Path) -> dict[str, Any]:
+        return {"touch": run_touch(setting),
+                "audits": run_audits(setting, fraction, names, args.seed, tmp / f"{setting}-{r}.json")}
+
+    rounds = alternate("bench_memory", SETTINGS, 1 if args.quick else 2, measure)
     text = report(command, args.seed, fraction, rounds, (busy_before, meter.others(), background_busy()))
-    print(text)
-    if args.write is not None:
-        write_section(args.write, text, BEGIN, END)
-        print(f"\n[bench_memory] wrote the generated section of {args.write}", file=sys.stderr)
+    publish("bench_memory", text, args.write, BEGIN, END)
     return 0
 
 

@@ -26,14 +26,13 @@ import os
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 import timeit
 from pathlib import Path
 from typing import Any, Callable
 
-from benchmarks.bench_graph import (LoadMeter, background_busy, bench_arguments, report_header, wait_for_idle,
-                                    write_section)
+from benchmarks.alternating import alternate, publish
+from benchmarks.bench_graph import LoadMeter, background_busy, bench_arguments, report_header, wait_for_idle
 from dpverify.execution.cpu_features import AVX512_TARGETS, NUMPY_VARIABLES, OPT_OUT, slow_avx512_sort
 
 BEGIN, END = "<!-- BEGIN numpy-kernels -->", "<!-- END numpy-kernels -->"
@@ -218,21 +217,16 @@ def main(argv: list[str] | None = None) -> int:
     command = " ".join(["python -m benchmarks.bench_numpy_kernels", *args_in])
     busy_before = wait_for_idle(args.wait_idle, "bench_numpy_kernels")
     meter = LoadMeter()
-    rounds = []
-    with tempfile.TemporaryDirectory(prefix="bench_numpy_kernels-") as tmp:
-        for r in range(1 if args.quick else 2):
-            row: dict[str, dict[str, Any]] = {}
-            for s in SETTINGS if r % 2 == 0 else SETTINGS[::-1]:
-                row[s] = run_child(s, args.seed, args.quick)
-                if not args.quick:
-                    row[s]["suite"] = run_suite(s, args.seed, Path(tmp) / f"{s}-{r}")
-            rounds.append(row)
-            print(f"[bench_numpy_kernels] round {r + 1} done", file=sys.stderr, flush=True)
+
+    def measure(setting: str, r: int, tmp: Path) -> dict[str, Any]:
+        got = run_child(setting, args.seed, args.quick)
+        if not args.quick:
+            got["suite"] = run_suite(setting, args.seed, tmp / f"{setting}-{r}")
+        return got
+
+    rounds = alternate("bench_numpy_kernels", SETTINGS, 1 if args.quick else 2, measure)
     text = report(command, args.seed, rounds, (busy_before, meter.others(), background_busy()))
-    print(text)
-    if args.write is not None:
-        write_section(args.write, text, BEGIN, END)
-        print(f"\n[bench_numpy_kernels] wrote the generated section of {args.write}", file=sys.stderr)
+    publish("bench_numpy_kernels", text, args.write, BEGIN, END)
     return 0
 
 
