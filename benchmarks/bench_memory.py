@@ -135,11 +135,11 @@ def main(argv: list[str] | None = None) -> int:
     busy_before = wait_for_idle(args.wait_idle, "bench_memory")
     meter = LoadMeter()
 
-    def measure(setting: str, r: int, tmp: Path) -> dict[str, Any]:
+    def one_setting(setting: str, r: int, tmp: Path) -> dict[str, Any]:
         return {"touch": run_touch(setting),
                 "audits": run_audits(setting, fraction, names, args.seed, tmp / f"{setting}-{r}.json")}
 
-    rounds = alternate("bench_memory", SETTINGS, 1 if args.quick else 2, measure)
+    rounds = alternate("bench_memory", SETTINGS, 1 if args.quick else 2, one_setting)
     text = report(command, args.seed, fraction, rounds, (busy_before, meter.others(), background_busy()))
     publish("bench_memory", text, args.write, BEGIN, END)
     return 0

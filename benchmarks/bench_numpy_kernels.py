@@ -218,13 +218,13 @@ def main(argv: list[str] | None = None) -> int:
     busy_before = wait_for_idle(args.wait_idle, "bench_numpy_kernels")
     meter = LoadMeter()
 
-    def measure(setting: str, r: int, tmp: Path) -> dict[str, Any]:
+    def one_setting(setting: str, r: int, tmp: Path) -> dict[str, Any]:
         got = run_child(setting, args.seed, args.quick)
         if not args.quick:
             got["suite"] = run_suite(setting, args.seed, tmp / f"{setting}-{r}")
         return got
 
-    rounds = alternate("bench_numpy_kernels", SETTINGS, 1 if args.quick else 2, measure)
+    rounds = alternate("bench_numpy_kernels", SETTINGS, 1 if args.quick else 2, one_setting)
     text = report(command, args.seed, rounds, (busy_before, meter.others(), background_busy()))
     publish("bench_numpy_kernels", text, args.write, BEGIN, END)
     return 0

@@ -30,3 +30,18 @@ def test_report_ratios_and_bounds() -> None:
     assert "in every run: **yes**" in text
     differs = bench_memory.report("cmd", 0, 0.1, [_round((4.0, 2.0), (0.1, 0.2))], (0.0, 0.0, 0.0))
     assert "**differs**: 0.1, 0.2" in differs and "in every run: **no**" in differs
+
+
+def test_alternate_reverses_the_order_every_other_round(tmp_path) -> None:
+    from benchmarks.alternating import alternate
+
+    calls = []
+
+    def one(setting: str, r: int, tmp) -> dict:
+        calls.append((r, setting))
+        assert tmp.is_dir()
+        return {"r": r}
+
+    rounds = alternate("test", ("a", "b"), 3, one)
+    assert calls == [(0, "a"), (0, "b"), (1, "b"), (1, "a"), (2, "a"), (2, "b")]
+    assert rounds == [{"a": {"r": r}, "b": {"r": r}} for r in range(3)]
