@@ -1,11 +1,11 @@
 """Freed memory kept in the process, so that the next large array reuses pages already touched (glibc's malloc).
 
 numpy takes every array from the C library's ``malloc``.  glibc's ``malloc`` maps each block above its mmap threshold
-(at most 32 MB) with ``mmap`` of its own and unmaps it on ``free``: every large array of an audit (a million rows of
-20 float64 columns are 171 MB; an event search at that size allocates dozens of them) comes back as fresh pages that
+(at most 32 MB) with ``mmap`` of its own and unmaps it on ``free``: every large array of an audit (1,070,000 rows of
+20 float64 columns are 171 MB; an event search at that size allocates many of them) comes back as fresh pages that
 the kernel zero-fills on first touch, one page fault each.  On a virtual machine whose host takes back the guest's
-free pages (virtio-balloon free page reporting, which this project's machines have), such a page costs more again: the
-host must supply it anew.  ``python -m benchmarks.bench_memory`` measures both, first touches and whole audits
+free pages (virtio-balloon free page reporting, as on the machine the benchmark's figures come from), such a page
+costs more again: the host must supply it anew.  ``python -m benchmarks.bench_memory`` measures both, first touches and whole audits
 (``docs/performance.md``, "Freed memory kept in the process").
 
 :func:`keep_freed_memory` tells glibc (``mallopt``) to take every block from its heap (``M_MMAP_MAX = 0``) and to give

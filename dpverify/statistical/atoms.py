@@ -26,6 +26,8 @@ from typing import Sequence
 import numpy as np
 from numpy.typing import NDArray
 
+from dpverify.statistical.features import rows_per_block
+
 __all__ = ["row_hashes", "HashSetEvent", "repeated_hashes"]
 
 _M1 = np.uint64(0xBF58476D1CE4E5B9)
@@ -50,7 +52,7 @@ def row_hashes(out: NDArray, columns: Sequence[int] | None = None) -> NDArray[np
     a = a if a.ndim == 2 else a.reshape(len(a), -1)
     cols = list(range(a.shape[1])) if columns is None else list(columns)
     h = np.empty(len(a), dtype=np.uint64)
-    step = max(256, _HASH_BLOCK // max(1, a.shape[1] * a.itemsize))
+    step = rows_per_block(a)
     with np.errstate(over="ignore"):
         for start in range(0, len(a), step):
             block = a[start:start + step][:, cols]
@@ -66,10 +68,6 @@ def row_hashes(out: NDArray, columns: Sequence[int] | None = None) -> NDArray[np
                 hb = _mix((hb ^ bits[:, j]) + _GOLDEN * np.uint64(j + 1))
             h[start:start + step] = hb
     return h
-
-
-#: bytes of a block of rows that :func:`row_hashes` hashes at a time
-_HASH_BLOCK = 1 << 20
 
 
 @dataclass(frozen=True)

@@ -34,7 +34,7 @@ from numpy.typing import NDArray
 from scipy import special
 
 from dpverify.statistical.atoms import row_hashes
-from dpverify.statistical.features import transposed_copy
+from dpverify.statistical.features import rows_per_block, transposed_copy
 
 __all__ = ["CellPartition", "CellSetEvent", "ProductRatioScore", "block_argmax", "fit_cells", "fit_cells_and_codes",
            "fit_product_ratio", "split_columns", "tail_ranks"]
@@ -93,7 +93,7 @@ class CellPartition:
         cont = list(self.continuous)
         whole = cont == list(range(rows.shape[1])) and rows.dtype == np.float64
         s = np.empty(len(rows))
-        step = _row_block(rows)
+        step = rows_per_block(rows)
         with np.errstate(invalid="ignore"):
             for start in range(0, len(rows), step):
                 block = rows[start:start + step]
@@ -332,19 +332,11 @@ def fit_cells_and_codes(sel0: NDArray, sel1: NDArray,
     f = np.concatenate([bare.feature(x) for x in halves])
     use_pooled = pooled is not None and not disc
     edges = []
-    for k, (_, fk) in enumerate(grouped(f, gid, len(groups) + 1)):
-        if use_pooled:
-            fk = pooled
-        else:
-            fk = np.sort(fk)
+    for fk in [f] if not groups else [v for _, v in grouped(f, gid, len(groups) + 1)]:
+        fk = pooled if use_pooled else np.sort(fk)
         edges.append(_edges(fk, int(np.clip(len(fk) // PER_BIN, 1, MAX_BINS))))
     part = CellPartition(disc, cont, tuple(groups), tuple(edges), tuple(labels))
     return part, None if use_pooled else part.cells_of(f, gid)
-
-
-def _row_block(rows: NDArray) -> int:
-    """Rows per block of a pass over ``rows`` (2-D) that keeps each block in the CPU's caches."""
-    return max(256, (1 << 20) // max(1, rows.shape[1] * rows.itemsize))
 
 
 def grouped(values: NDArray, group: NDArray[np.intp], n_groups: int) -> list[tuple[NDArray[np.intp], NDArray]]:

@@ -11,13 +11,20 @@ import numpy as np
 from numpy.typing import NDArray
 
 
-__all__ = ["Feature", "Identity", "Column", "Statistic", "LinearScore", "LowBit", "sorted_values", "transposed_copy"]
+__all__ = ["Feature", "Identity", "Column", "Statistic", "LinearScore", "LowBit", "sorted_values", "transposed_copy",
+           "rows_per_block"]
 
 
 # --------------------------------------------------------------------------------------- features
 _BLOCK = 8192     # rows per block of a score computed blockwise
 #: bytes of input per block of :func:`transposed_copy` (a block and its transpose stay in the CPU's caches)
 TRANSPOSE_BLOCK_BYTES = 1 << 21
+
+
+def rows_per_block(rows: NDArray, nbytes: int = 1 << 20) -> int:
+    """Rows of the 2-D array ``rows`` per block of a pass that keeps about ``nbytes`` of them at a time in the CPU's
+    caches (at least 256)."""
+    return max(256, nbytes // max(1, rows.shape[1] * rows.itemsize))
 
 
 def transposed_copy(a: NDArray, dtype: type | np.dtype | None = None,
@@ -35,7 +42,7 @@ def transposed_copy(a: NDArray, dtype: type | np.dtype | None = None,
     cols = list(range(a.shape[1])) if columns is None else list(columns)
     whole = cols == list(range(a.shape[1]))
     n = len(a)
-    step = max(256, TRANSPOSE_BLOCK_BYTES // max(1, a.shape[1] * a.itemsize))
+    step = rows_per_block(a, TRANSPOSE_BLOCK_BYTES)
     if n <= step:
         return np.ascontiguousarray((a if whole else a[:, cols]).T, dtype=dtype)
     out = np.empty((len(cols), n), dtype=a.dtype if dtype is None else dtype)
