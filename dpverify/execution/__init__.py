@@ -1,3 +1,5 @@
 """Where samples are drawn: seeded batches on a local process pool (``sampling``) or a Dask cluster
-(``distributed``).  Results never depend on the number of workers.
+(``distributed``), and the process-wide settings the command line and the pool's workers make for speed, never for
+results: numpy's sorting kernels (``cpu_features``) and freed memory kept in the process (``memory``).  Results never
+depend on the number of workers.
 """
