@@ -10,7 +10,7 @@ from hypothesis.extra.numpy import arrays
 
 from dpverify.statistical.events import _unique_inverse, row_keys, rows_in, unique_rows
 from dpverify.statistical.cells import block_argmax, sorted_distinct
-from dpverify.statistical.search import _ge, _le, search_events
+from dpverify.statistical.search import _Ranks, search_events
 
 floats = st.floats(allow_nan=True, allow_infinity=True, width=64)
 small = st.sampled_from([-1.0, -0.0, 0.0, 0.5, 2.0, np.nan, np.inf])
@@ -53,10 +53,18 @@ def test_block_argmax_is_argmax_of_each_block(blocks: list[list[float]]) -> None
 @given(arrays(np.float64, st.integers(0, 40), elements=small),
        arrays(np.float64, 5, elements=st.sampled_from([-1.0, 0.0, 0.5, 2.0, np.inf, -np.inf])))
 def test_threshold_counts_exclude_nan(values: np.ndarray, t: np.ndarray) -> None:
+    """``_Ranks``: the counts of ``v <= t``, ``v >= t`` and ``a <= v <= b`` on a sorted half (NaNs never counted)
+    from its ranks at the grid points, for every threshold and every pair of grid points."""
     s = np.sort(values)
-    for k, ti in enumerate(t):
-        assert _ge(s, t)[k] == np.count_nonzero(values >= ti)
-        assert _le(s, t)[k] == np.count_nonzero(values <= ti)
+    grid = np.unique(t)
+    r = _Ranks(s, grid)
+    for k, tk in enumerate(grid):
+        assert r.ge()[k] == np.count_nonzero(values >= tk)
+        assert r.le()[k] == np.count_nonzero(values <= tk)
+    lo, hi = np.triu_indices(len(grid))
+    got = r.between(lo, hi)
+    for a, b, n in zip(lo, hi, got):
+        assert n == np.count_nonzero((values >= grid[a]) & (values <= grid[b]))
 
 
 def test_candidate_counts_are_the_events_counts_on_the_scoring_half() -> None:

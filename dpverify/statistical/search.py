@@ -200,16 +200,26 @@ def _pairs_above(m: int) -> tuple[NDArray[np.intp], NDArray[np.intp]]:
     return ia, ib
 
 
-def _le(s: NDArray, t: NDArray) -> NDArray:
-    return np.searchsorted(s, t, "right")
+class _Ranks:
+    """The ranks of one sorted half (NaNs last) at the points of a sorted grid: how many values lie at or below each
+    point (``right``) and below it (``left``), from one binary search each; the counts of every threshold, interval,
+    two-sided tail and point mass whose ends are grid points are differences of these, gathered instead of searched
+    again for each of the thousands of intervals of a grid."""
 
+    def __init__(self, values_sorted: NDArray, grid: NDArray) -> None:
+        self.left = np.searchsorted(values_sorted, grid, "left")
+        self.right = np.searchsorted(values_sorted, grid, "right")
+        self.finite = nan_start(values_sorted)        # NaNs sort last and are never >= a threshold
 
-def _ge(s: NDArray, t: NDArray) -> NDArray:
-    return nan_start(s) - np.searchsorted(s, t, "left")       # NaNs sort last and are never >= t
+    def le(self) -> NDArray:
+        return self.right
 
+    def ge(self) -> NDArray:
+        return self.finite - self.left
 
-def _in(s: NDArray, lo: NDArray, hi: NDArray) -> NDArray:
-    return np.searchsorted(s, hi, "right") - np.searchsorted(s, lo, "left")
+    def between(self, lo: NDArray[np.intp], hi: NDArray[np.intp]) -> NDArray:
+        """Counts of ``grid[lo] <= v <= grid[hi]`` (grid positions)."""
+        return self.right[hi] - self.left[lo]
 
 
 def _scalar_feature(feature: Feature, halves: tuple[NDArray, NDArray, NDArray, NDArray], search: CandidateSearch,
@@ -271,18 +281,25 @@ def _feature_specs(feature: Feature, halves: tuple[NDArray, NDArray, NDArray, ND
         grid, g = _grid(pooled, THRESHOLD_GRID, uniq), _grid(pooled, INTERVAL_GRID, uniq)
     name = feature.name
     fam = "learned" if isinstance(feature, (LinearScore, ProductRatioScore)) else "tail"
-    specs = [(_le(a0, grid), _le(a1, grid), counter(lambda v, i: v <= grid[i]),
+    r0, r1 = _Ranks(a0, grid), _Ranks(a1, grid)
+    specs = [(r0.le(), r1.le(), counter(lambda v, i: v <= grid[i]),
               lambda i: IntervalEvent(feature, -math.inf, float(grid[i])), f"{name}:le", fam),
-             (_ge(a0, grid), _ge(a1, grid), counter(lambda v, i: v >= grid[i]),
+             (r0.ge(), r1.ge(), counter(lambda v, i: v >= grid[i]),
               lambda i: IntervalEvent(feature, float(grid[i]), math.inf), f"{name}:ge", fam)]
     ia, ib = _pairs_above(len(g))
     if len(ia):
         lo, hi = g[ia], g[ib]
-        specs.append((_in(a0, lo, hi), _in(a1, lo, hi), counter(lambda v, i: (v >= lo[i]) & (v <= hi[i])),
+        q0, q1 = _Ranks(a0, g), _Ranks(a1, g)
+        specs.append((q0.between(ia, ib), q1.between(ia, ib), counter(lambda v, i: (v >= lo[i]) & (v <= hi[i])),
                       lambda i: IntervalEvent(feature, float(lo[i]), float(hi[i])), f"{name}:interval", fam))
     specs.extend(_two_sided_tails(feature, pooled, a0, a1, counter, fam))
     if 0 < len(atoms) <= 10_000:
-        specs.append((_in(a0, atoms, atoms), _in(a1, atoms, atoms), counter(lambda v, i: v == atoms[i]),
+        at = np.minimum(np.searchsorted(grid, atoms), len(grid) - 1)
+        if np.array_equal(grid[at], atoms):     # every point mass is a grid point (the grid holds the first 2000)
+            k0, k1 = r0.between(at, at), r1.between(at, at)
+        else:
+            k0, k1 = (_Ranks(a, atoms).between(*(np.arange(len(atoms)),) * 2) for a in (a0, a1))
+        specs.append((k0, k1, counter(lambda v, i: v == atoms[i]),
                       lambda i: ValueSetEvent(feature, (float(atoms[i]),)), f"{name}:atom",
                       "atom" if counts[is_atom].sum() < len(pooled) // 2 else fam))   # point masses of a mostly
                       # continuous feature get the point-mass slot; the values of a discrete one (argmax) do not
@@ -298,14 +315,17 @@ def _two_sided_tails(feature: Feature, pooled: NDArray, a0: NDArray, a1: NDArray
     lows, highs = _tail_grids(pooled)
     if len(pooled) < 4 or len(lows) == 0 or len(highs) == 0:
         return []
-    lo, hi = np.repeat(lows, len(highs)), np.tile(highs, len(lows))        # every (low, high), lows outer
-    keep = lo < hi
-    lo, hi = lo[keep], hi[keep]
-    if len(lo) == 0:
+    il = np.repeat(np.arange(len(lows)), len(highs))          # every (low, high), lows outer
+    ih = np.tile(np.arange(len(highs)), len(lows))
+    keep = lows[il] < highs[ih]
+    il, ih = il[keep], ih[keep]
+    if len(il) == 0:
         return []
+    lo, hi = lows[il], highs[ih]
 
     def outside(a: NDArray) -> NDArray:
-        return nan_start(a) - _in(a, lo, hi)
+        below, above = np.searchsorted(a, lows, "left"), np.searchsorted(a, highs, "right")
+        return nan_start(a) - (above[ih] - below[il])
 
     return [(outside(a0), outside(a1), counter(lambda v, i: (v < lo[i]) | (v > hi[i])),
              lambda i: IntervalEvent(feature, float(lo[i]), float(hi[i]), outside=True), f"{feature.name}:outside", fam)]
