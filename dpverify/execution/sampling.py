@@ -34,7 +34,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from dpverify.errors import DPVerifyError, MechanismError, mechanism_failure
-from dpverify.execution.memory import keep_freed_memory
+from dpverify.execution.worker_threads import start_worker, worker_threads
 
 __all__ = [
     "Mechanism", "Signature", "Task", "BatchTiming", "BatchOutput", "batch_sizes", "run_batch", "run_task",
@@ -347,12 +347,19 @@ class WorkerPool:
         if key not in self._rates and math.isfinite(outputs_per_second) and outputs_per_second > 0:
             self._rates[key] = float(outputs_per_second)
 
+    def _executor(self, processes: int) -> ProcessPoolExecutor:
+        """A process pool of ``processes`` of this pool's workers, each started by
+        :func:`dpverify.execution.worker_threads.start_worker` (freed memory kept; the libraries' threads shared out
+        among the ``workers``)."""
+        return ProcessPoolExecutor(max_workers=processes, initializer=start_worker,
+                                   initargs=(worker_threads(self.workers),))
+
     def start(self) -> None:
         """Start the worker processes now rather than on the first call that needs them (e.g. before timed work, or
         once for the audits of several mechanisms that share this pool).  Nothing happens with one worker, with a
         remote executor or once started."""
         if self._pool is None and self._remote is None and self.workers > 1:
-            self._pool = ProcessPoolExecutor(max_workers=self.workers, initializer=keep_freed_memory)
+            self._pool = self._executor(self.workers)
             list(self._pool.map(_no_op, range(self.workers)))   # fork every worker now
 
     def run(self, tasks: Sequence[Any], fn: Callable[[Any], Any] = run_task) -> list[Any]:
@@ -378,7 +385,7 @@ class WorkerPool:
         if self._remote is not None:
             raise RuntimeError("lanes are local worker processes; this pool sends its tasks to a remote executor")
         if not self._lanes:
-            self._lanes = [ProcessPoolExecutor(max_workers=1, initializer=keep_freed_memory) for _ in range(self.workers)]
+            self._lanes = [self._executor(1) for _ in range(self.workers)]
         self.used = max(self.used, self.workers)
         return self._lanes
 
@@ -427,7 +434,7 @@ class WorkerPool:
             if self._small(tasks, fn):
                 # starting the processes would cost more than they save: run here, and learn how fast fn is
                 return self._timed(fn, tasks)
-            self._pool = ProcessPoolExecutor(max_workers=self.workers, initializer=keep_freed_memory)
+            self._pool = self._executor(self.workers)
         self.used = max(self.used, min(self.workers, len(tasks)))
         rate = self._rates.get(_speed_key(fn, tasks[0]))
         slow = rate is not None and _outputs(tasks) / len(tasks) / rate >= ONE_BY_ONE_SECONDS
@@ -448,7 +455,7 @@ class WorkerPool:
                 return self.run(tasks, fn)
             if self._small(tasks, fn):
                 return self._stripped(self._timed, fn, tasks)
-            self._pool = ProcessPoolExecutor(max_workers=self.workers, initializer=keep_freed_memory)
+            self._pool = self._executor(self.workers)
         return self._stripped(self._alongside, tasks, fn)
 
     def _alongside(self, tasks: Sequence[Any], fn: Callable[[Any], Any]) -> list[Any]:
