@@ -44,6 +44,7 @@ from algorithms.graph.pamst import PAMST, pamst_fast, pamst_reference
 from algorithms.graph.weighted_graph import WeightedGraph
 from dpverify.execution.cpu_features import numpy_kernels
 from dpverify.execution.memory import malloc_setting
+from dpverify.execution.worker_threads import threads_setting
 
 BEGIN, END = "<!-- BEGIN bench_graph -->", "<!-- END bench_graph -->"
 
@@ -126,7 +127,7 @@ def machine_line() -> str:
     kernels = numpy_kernels()            # numpy's CPU kernels when not its default (benchmarks/__init__.py)
     return (f"{platform.platform()}; {cpu_model()}; os.cpu_count() = {os.cpu_count()}, usable = {usable_cpus()}; "
             f"Python {platform.python_version()}, numpy {np.__version__}, scipy {scipy.__version__}"
-            + (f"; {kernels}" if kernels else "") + f"; malloc: {malloc_setting()}")
+            + (f"; {kernels}" if kernels else "") + f"; malloc: {malloc_setting()}; threads: {threads_setting()}")
 
 
 def _cpu_times() -> tuple[int, int] | None:

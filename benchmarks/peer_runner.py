@@ -48,7 +48,8 @@ def peer_environment(py: Path) -> dict[str, str]:
     (:mod:`dpverify.execution.cpu_features`, made by ``benchmarks/__init__.py``), which the peer shares when its numpy
     has the same AVX-512 targets, and not otherwise (an older numpy names them differently and, before
     x86-simd-sort, has no AVX-512 sort for the variable to avoid: it would only lose its AVX-512 ``exp`` and
-    ``log``)."""
+    ``log``).  The libraries' threads (one per process, :mod:`dpverify.execution.worker_threads`, set in this
+    process's environment by ``benchmarks/__init__.py``) come with this process's environment."""
     from dpverify.execution.cpu_features import AVX512_TARGETS
     from dpverify.execution.memory import keep_freed_memory, malloc_environment
 

@@ -67,3 +67,59 @@ def test_every_worker_process_keeps_its_share_of_threads() -> None:
 def test_a_users_thread_variable_reaches_the_workers_unchanged() -> None:
     got = _report({"OPENBLAS_NUM_THREADS": "3", "OMP_NUM_THREADS": "3"})
     assert got["lanes"] == [got["here"]] * 2 and got["workers"] == [got["here"]] * 2
+
+
+@pytest.mark.parametrize("environ, done", [
+    ({}, True),
+    ({"DPVERIFY_THREADS": "keep"}, False),
+    ({"DPVERIFY_THREADS": " Keep "}, False),
+    ({"OPENBLAS_NUM_THREADS": "4"}, False),
+    ({"OMP_NUM_THREADS": "2"}, False),
+    ({"DPVERIFY_THREADS": "other"}, True),
+])
+def test_one_thread_is_set_unless_the_user_chose(environ: dict[str, str], done: bool) -> None:
+    env = dict(environ)
+    assert wt.use_one_thread(env) is done
+    if done:
+        assert all(env[name] == "1" for name in wt.THREAD_VARIABLES)
+        assert wt.threads_setting(env).startswith("the libraries' own (")    # the variables now read as set
+    else:
+        assert env == environ
+        assert "keep" in wt.threads_setting(env).lower() or "set by the user" in wt.threads_setting(env)
+    assert wt.threads_setting({}) == "the libraries' defaults (a thread per core)"
+
+
+#: in a fresh interpreter: the command line's module first (as ``dpverify`` starts), then numpy's BLAS threads
+CLI_THREADS = """
+import json, sys
+sys.path.insert(0, {root!r})
+import dpverify.cli  # noqa: F401  (sets the variables before numpy loads)
+import numpy  # noqa: F401
+from threadpoolctl import threadpool_info
+from dpverify.execution.worker_threads import threads_setting
+print(json.dumps({{"threads": sorted({{d["num_threads"] for d in threadpool_info()}}), "setting": threads_setting()}}))
+"""
+
+
+def _cli_threads(user: dict[str, str], cli: bool = True) -> dict:
+    root = str(Path(__file__).resolve().parents[1])
+    full = {k: v for k, v in os.environ.items() if k not in wt.THREAD_VARIABLES and k != wt.OPT_OUT}
+    full.update(user)
+    code = CLI_THREADS.format(root=root)
+    if not cli:
+        code = code.replace("import dpverify.cli", "pass")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=full, timeout=180)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def test_the_command_line_runs_its_libraries_on_one_thread() -> None:
+    got = _cli_threads({})
+    assert got["threads"] == [1] and got["setting"].startswith("one BLAS/OpenMP thread per process")
+
+
+def test_the_command_line_leaves_the_users_threads_alone() -> None:
+    user = {"OPENBLAS_NUM_THREADS": "2", "OMP_NUM_THREADS": "2"}
+    got = _cli_threads(user)
+    assert got["threads"] == _cli_threads(user, cli=False)["threads"]
+    assert got["setting"].startswith("the libraries' own (")

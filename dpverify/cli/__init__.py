@@ -6,10 +6,14 @@
 # (dpverify/__init__.py imports nothing eagerly); see dpverify.execution.cpu_features
 from dpverify.execution.cpu_features import use_avx2_sort
 from dpverify.execution.memory import keep_freed_memory
+from dpverify.execution.worker_threads import use_one_thread
 
 use_avx2_sort()
 # freed arrays kept in the process for the next ones (glibc's malloc); see dpverify.execution.memory
 keep_freed_memory()
+# one BLAS/OpenMP thread per process, set before numpy loads (peers started as subprocesses inherit it); see
+# dpverify.execution.worker_threads
+use_one_thread()
 
 from dpverify.cli.commands import main  # noqa: E402 -- after use_avx2_sort, which must precede numpy's import
 

@@ -1,15 +1,25 @@
-"""The BLAS and OpenMP threads of an audit's worker processes, and what each worker does when it starts.
+"""The BLAS and OpenMP threads of an audit's processes, and what each worker process does when it starts.
 
-numpy's and scipy's BLAS (OpenBLAS in their wheels) start as many threads as the machine has cores.  A worker process
-of :class:`dpverify.execution.sampling.WorkerPool` is forked from a process that had them; the event search limits
-them to one around its own work (:func:`dpverify.execution.sampling.single_threaded_libraries`), and setting them back
-afterwards starts the library's threads anew in a fresh worker, where they spin waiting for work for a while: the
-first event search of a freshly forked worker took about 100 ms and twice that in CPU (the spinning thread on the
-other core, which the other worker needed) against 20 ms with one thread (vector outputs, 512 per input). Every
-worker therefore keeps ``max(1, cores // workers)`` threads from its start (the rule of joblib's loky workers): one
-each with two workers on two cores, the machine's cores shared among the workers otherwise.  The user's own choice
-wins: nothing is changed when one of :data:`THREAD_VARIABLES` is set.  It changes no result: only how many threads a
-library uses.
+numpy's and scipy's BLAS (OpenBLAS in their wheels) and scikit-learn's OpenMP start as many threads as the machine
+has cores, and OpenBLAS's threads spin for a while (about 0.1 s) each time they are started, waiting for work.  An
+audit runs one process per core already, and the event search keeps the libraries on one thread around its own work
+(:func:`dpverify.execution.sampling.single_threaded_libraries`): their threads give an audit nothing and cost it.
+Worse, forking a worker stops OpenBLAS's threads in the forking process (its fork handler), and the next change of
+their number starts them anew, spinning: in a freshly forked worker its first event search took about 100 ms and
+twice that in CPU (vector outputs, 512 per input, against 20 ms), and in the audit's own process the searches after
+a fork ran at half speed, its spinning threads on the cores the workers needed.
+
+Hence two settings, neither of which changes a result (only how many threads a library uses):
+
+* :func:`use_one_thread` -- the ``dpverify`` command line and the benchmarks set :data:`THREAD_VARIABLES` to 1 before
+  numpy is imported, so that no library of theirs, nor of the workers they fork, starts threads at all.  The peers a
+  benchmark runs
+  inherit the variables: both tools run with the same setting.  Where the user set one of the variables, or
+  ``DPVERIFY_THREADS=keep`` (:data:`OPT_OUT`), nothing is set.
+* :func:`start_worker` -- every worker process of a :class:`dpverify.execution.sampling.WorkerPool` (of a program
+  that calls :func:`dpverify.audit` in its own process too) keeps ``max(1, cores // workers)`` threads from its
+  start (the rule of joblib's loky workers): one each with two workers on two cores.  Left as they are where the user
+  set one of :data:`THREAD_VARIABLES`.
 """
 
 from __future__ import annotations
@@ -19,11 +29,50 @@ from typing import Mapping
 
 from dpverify.execution.memory import keep_freed_memory
 
-__all__ = ["THREAD_VARIABLES", "worker_threads", "start_worker"]
+__all__ = ["OPT_OUT", "THREAD_VARIABLES", "use_one_thread", "threads_setting", "usable_cores", "worker_threads",
+           "start_worker"]
 
 #: the variables with which a user sets the libraries' threads (then left as set)
 THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "BLIS_NUM_THREADS",
                     "VECLIB_MAXIMUM_THREADS", "NUMEXPR_NUM_THREADS")
+#: ``DPVERIFY_THREADS=keep`` leaves the libraries' threads alone in the command line and the benchmarks
+OPT_OUT = "DPVERIFY_THREADS"
+
+_set_here = False
+
+
+def _user_choice(environ: Mapping[str, str]) -> str | None:
+    if environ.get(OPT_OUT, "").strip().lower() == "keep":
+        return f"{OPT_OUT}=keep"
+    for name in THREAD_VARIABLES:
+        if name in environ:
+            return f"{name}={environ[name]} set by the user"
+    return None
+
+
+def use_one_thread(environ: dict[str, str] | None = None) -> bool:
+    """Set every one of :data:`THREAD_VARIABLES` to 1 in ``environ`` (default: this process's, read by the libraries
+    when they load: call it before numpy is imported) unless the user chose (:func:`_user_choice`); whether it did."""
+    global _set_here
+    env = os.environ if environ is None else environ
+    if _set_here and environ is None:
+        return True
+    if _user_choice(env) is not None:
+        return False
+    for name in THREAD_VARIABLES:
+        env[name] = "1"
+    if environ is None:
+        _set_here = True
+    return True
+
+
+def threads_setting(environ: Mapping[str, str] | None = None) -> str:
+    """One line for reports and benchmark headers: the libraries' threads in this process."""
+    env = os.environ if environ is None else environ
+    if _set_here and environ is None:
+        return "one BLAS/OpenMP thread per process (OMP_NUM_THREADS=1, OPENBLAS_NUM_THREADS=1, ...)"
+    choice = _user_choice(env)
+    return f"the libraries' own ({choice})" if choice else "the libraries' defaults (a thread per core)"
 
 
 def usable_cores() -> int:
