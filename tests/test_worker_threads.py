@@ -123,3 +123,39 @@ def test_the_command_line_leaves_the_users_threads_alone() -> None:
     got = _cli_threads(user)
     assert got["threads"] == _cli_threads(user, cli=False)["threads"]
     assert got["setting"].startswith("the libraries' own (")
+
+
+#: in a fresh interpreter: this process's threads before, while and after a pool of 2 has worker processes, and
+#: inside the search's one-thread block while it holds them
+HOLD = """
+import json, sys
+sys.path.insert(0, {root!r})
+import numpy  # noqa: F401
+from threadpoolctl import threadpool_info
+from dpverify.execution.sampling import WorkerPool, single_threaded_libraries
+
+def threads(_=None):
+    return sorted({{d["num_threads"] for d in threadpool_info()}})
+
+out = {{"before": threads()}}
+with WorkerPool(2) as pool:
+    pool.start()
+    out["while"] = threads()
+    with single_threaded_libraries():
+        out["inside"] = threads()
+    out["after_block"] = threads()
+out["after"] = threads()
+print(json.dumps(out))
+"""
+
+
+def test_the_forking_process_holds_the_workers_share_while_it_has_workers() -> None:
+    root = str(Path(__file__).resolve().parents[1])
+    full = {k: v for k, v in os.environ.items() if k not in wt.THREAD_VARIABLES and k != wt.OPT_OUT}
+    done = subprocess.run([sys.executable, "-c", HOLD.format(root=root)], capture_output=True, text=True, env=full,
+                          timeout=180)
+    assert done.returncode == 0, done.stderr
+    got = json.loads(done.stdout.strip().splitlines()[-1])
+    share = wt.worker_threads(2, environ={})
+    assert got["while"] == [share] and got["after_block"] == [share] and got["inside"] == [1]
+    assert got["after"] == got["before"]                     # restored when the pool closes

@@ -34,7 +34,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from dpverify.errors import DPVerifyError, MechanismError, mechanism_failure
-from dpverify.execution.worker_threads import start_worker, worker_threads
+from dpverify.execution.worker_threads import at_threads, hold_threads, start_worker, worker_threads
 
 __all__ = [
     "Mechanism", "Signature", "Task", "BatchTiming", "BatchOutput", "batch_sizes", "run_batch", "run_task",
@@ -177,6 +177,10 @@ def single_threaded_libraries(scope: str = "numpy") -> Iterator[None]:
         from threadpoolctl import ThreadpoolController
 
         controller = _controllers[scope] = ThreadpoolController()
+    if at_threads(controller.info(), 1):
+        # on one thread already (a worker, or a process that set the variables): set nothing, which starts no thread
+        yield
+        return
     with controller.limit(limits=1):
         yield
 
@@ -338,6 +342,8 @@ class WorkerPool:
         self._remote_checked = False
         self._rates: dict[Any, float] = {}   # outputs per second of each fn and mechanism run here (INLINE_SECONDS)
         self._lanes: list[ProcessPoolExecutor] = []
+        self._held: Any | None = None     # this process's library threads held at the workers' share (_executor)
+        self._holding = False
 
     def hint_rate(self, fn: Callable[[Any], Any], outputs_per_second: float, mechanism: Any = None) -> None:
         """Expect ``fn`` to draw about ``outputs_per_second`` on ``mechanism``'s tasks (e.g. measured on the contract
@@ -350,7 +356,11 @@ class WorkerPool:
     def _executor(self, processes: int) -> ProcessPoolExecutor:
         """A process pool of ``processes`` of this pool's workers, each started by
         :func:`dpverify.execution.worker_threads.start_worker` (freed memory kept; the libraries' threads shared out
-        among the ``workers``)."""
+        among the ``workers``).  Until :meth:`close`, this process's libraries run the workers' share of threads too
+        (:func:`dpverify.execution.worker_threads.hold_threads`): it runs alongside them, and they inherit it."""
+        threads = worker_threads(self.workers)
+        if not self._holding and threads is not None:
+            self._held, self._holding = hold_threads(threads), True
         return ProcessPoolExecutor(max_workers=processes, initializer=start_worker,
                                    initargs=(worker_threads(self.workers),))
 
@@ -517,6 +527,9 @@ class WorkerPool:
         for lane in self._lanes:
             lane.shutdown(cancel_futures=True)
         self._lanes = []
+        if self._held is not None:
+            self._held.restore_original_limits()
+        self._held, self._holding = None, False
 
     def __enter__(self) -> "WorkerPool":
         return self

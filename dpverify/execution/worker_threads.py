@@ -13,24 +13,25 @@ Hence two settings, neither of which changes a result (only how many threads a l
 
 * :func:`use_one_thread` -- the ``dpverify`` command line and the benchmarks set :data:`THREAD_VARIABLES` to 1 before
   numpy is imported, so that no library of theirs, nor of the workers they fork, starts threads at all.  The peers a
-  benchmark runs
-  inherit the variables: both tools run with the same setting.  Where the user set one of the variables, or
+  benchmark runs inherit the variables: both tools run with the same setting.  Where the user set one of the variables, or
   ``DPVERIFY_THREADS=keep`` (:data:`OPT_OUT`), nothing is set.
 * :func:`start_worker` -- every worker process of a :class:`dpverify.execution.sampling.WorkerPool` (of a program
   that calls :func:`dpverify.audit` in its own process too) keeps ``max(1, cores // workers)`` threads from its
-  start (the rule of joblib's loky workers): one each with two workers on two cores.  Left as they are where the user
-  set one of :data:`THREAD_VARIABLES`.
+  start (the rule of joblib's loky workers): one each with two workers on two cores.  The process that forks them
+  holds the same share while the pool has workers (:func:`hold_threads`; restored when the pool closes), so that they
+  inherit it and set nothing themselves, and no one-thread block of its own search sets and restores its number
+  (:func:`at_threads`).  Left as they are where the user set one of :data:`THREAD_VARIABLES`.
 """
 
 from __future__ import annotations
 
 import os
-from typing import Mapping
+from typing import Any, Mapping
 
 from dpverify.execution.memory import keep_freed_memory
 
 __all__ = ["OPT_OUT", "THREAD_VARIABLES", "use_one_thread", "threads_setting", "usable_cores", "worker_threads",
-           "start_worker"]
+           "start_worker", "hold_threads", "at_threads"]
 
 #: the variables with which a user sets the libraries' threads (then left as set)
 THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "BLIS_NUM_THREADS",
@@ -92,12 +93,30 @@ def worker_threads(workers: int, environ: Mapping[str, str] | None = None) -> in
     return max(1, usable_cores() // max(1, workers))
 
 
+def at_threads(info: list[dict[str, Any]], threads: int) -> bool:
+    """Whether every library of ``info`` (threadpoolctl's ``info()``) runs ``threads`` threads already: then nothing
+    needs setting, and nothing is set (setting OpenBLAS's number in a forked process starts its threads anew)."""
+    return all(lib.get("num_threads") == threads for lib in info)
+
+
+def hold_threads(threads: int) -> Any | None:
+    """Set the libraries of this process to ``threads`` threads until the returned limiter's
+    ``restore_original_limits()`` (``None``: they run that many already).  A :class:`dpverify.execution.sampling.WorkerPool`
+    holds the process that forks its workers at their share for as long as it has them, so that the workers inherit
+    it and the fork stops no thread that the process's next search would start again."""
+    from threadpoolctl import ThreadpoolController
+
+    controller = ThreadpoolController()
+    if at_threads(controller.info(), threads):
+        return None
+    return controller.limit(limits=threads)
+
+
 def start_worker(threads: int | None) -> None:
     """The initializer of every worker process of a :class:`dpverify.execution.sampling.WorkerPool`: freed memory
     kept (:func:`dpverify.execution.memory.keep_freed_memory`) and the libraries' threads set to ``threads`` for
-    the worker's life (``None``: left as they are)."""
+    the worker's life (``None``: left as they are; nothing is set where they run that many already, as when the
+    forking process held them there)."""
     keep_freed_memory()
     if threads is not None:
-        from threadpoolctl import threadpool_limits
-
-        threadpool_limits(limits=threads)
+        hold_threads(threads)
