@@ -361,8 +361,7 @@ class WorkerPool:
         threads = worker_threads(self.workers)
         if not self._holding and threads is not None:
             self._held, self._holding = hold_threads(threads), True
-        return ProcessPoolExecutor(max_workers=processes, initializer=start_worker,
-                                   initargs=(worker_threads(self.workers),))
+        return ProcessPoolExecutor(max_workers=processes, initializer=start_worker, initargs=(threads,))
 
     def start(self) -> None:
         """Start the worker processes now rather than on the first call that needs them (e.g. before timed work, or

@@ -13,8 +13,8 @@ Hence two settings, neither of which changes a result (only how many threads a l
 
 * :func:`use_one_thread` -- the ``dpverify`` command line and the benchmarks set :data:`THREAD_VARIABLES` to 1 before
   numpy is imported, so that no library of theirs, nor of the workers they fork, starts threads at all.  The peers a
-  benchmark runs inherit the variables: both tools run with the same setting.  Where the user set one of the variables, or
-  ``DPVERIFY_THREADS=keep`` (:data:`OPT_OUT`), nothing is set.
+  benchmark runs inherit the variables: both tools run with the same setting.  Where the user set one of the
+  variables, or ``DPVERIFY_THREADS=keep`` (:data:`OPT_OUT`), nothing is set.
 * :func:`start_worker` -- every worker process of a :class:`dpverify.execution.sampling.WorkerPool` (of a program
   that calls :func:`dpverify.audit` in its own process too) keeps ``max(1, cores // workers)`` threads from its
   start (the rule of joblib's loky workers): one each with two workers on two cores.  The process that forks them
@@ -101,9 +101,10 @@ def at_threads(info: list[dict[str, Any]], threads: int) -> bool:
 
 def hold_threads(threads: int) -> Any | None:
     """Set the libraries of this process to ``threads`` threads until the returned limiter's
-    ``restore_original_limits()`` (``None``: they run that many already).  A :class:`dpverify.execution.sampling.WorkerPool`
-    holds the process that forks its workers at their share for as long as it has them, so that the workers inherit
-    it and the fork stops no thread that the process's next search would start again."""
+    ``restore_original_limits()`` (``None``: they run that many already).  A
+    :class:`dpverify.execution.sampling.WorkerPool` holds the process that forks its workers at their share for as long
+    as it has them, so that the workers inherit it and the fork stops no thread that the process's next search would
+    start again."""
     from threadpoolctl import ThreadpoolController
 
     controller = ThreadpoolController()
