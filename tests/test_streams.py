@@ -52,12 +52,17 @@ def test_joint_counts_pair_the_rows_of_the_two_inputs() -> None:
     (SVTOutputsValue(1.0, threshold=1.0, cutoff=1), [(np.ones(5), np.r_[2.0, np.zeros(4)]),
                                                      (np.ones(5), np.zeros(5))], 1.0, 60_000),   # vector outputs
 ])
-def test_lanes_give_the_results_of_one_process(monkeypatch, mech, pairs, eps: float, samples: int) -> None:
-    """With the lanes moved to two worker processes at the first checkpoint (LANE_SECONDS = 0), the same verdict,
-    samples to it, bound, witness, epochs and loss histogram as on one process (a batch drawn ahead of the stop
-    is never read)."""
+@pytest.mark.parametrize("moved", ["before the first search", "within the first search"])
+def test_lanes_give_the_results_of_one_process(monkeypatch, mech, pairs, eps: float, samples: int, moved: str) -> None:
+    """With the lanes moved to two worker processes at the first checkpoint (LANE_SECONDS = 0), or while its search
+    runs, after the first pair's (MOVE_SEARCH_SECONDS = 0), the same verdict, samples to it, bound, witness, epochs
+    and loss histogram as on one process (a batch drawn ahead of the stop is never read)."""
     one = audit_anytime(mech, pairs, eps, samples=samples, seed=11, workers=1)
-    monkeypatch.setattr(streams, "LANE_SECONDS", 0.0)
+    if moved == "before the first search":
+        monkeypatch.setattr(streams, "LANE_SECONDS", 0.0)
+    else:
+        monkeypatch.setattr(streams, "LANE_SECONDS", 1e9)
+        monkeypatch.setattr(streams, "MOVE_SEARCH_SECONDS", 0.0)
     with WorkerPool(2) as pool:
         two = audit_anytime(mech, pairs, eps, samples=samples, seed=11, pool=pool)
         assert pool.lanes_started and two.workers == 2

@@ -10,12 +10,13 @@ search needs every pair's last ``cap`` outputs per input.  Both are computed whe
   (seeded by the batch's coordinates, as every batch of an audit), checks it, keeps it and counts the finalists'
   events on it, and runs the checkpoint's search on its streams;
 * :class:`Streams` -- the audit's side.  It starts with one lane in this process; once that has taken
-  :data:`LANE_SECONDS` and there are several pairs and workers, it sends each worker process of the pool its share of
-  the lanes' state once (pair ``i`` to lane ``i mod workers``, :meth:`dpverify.execution.sampling.WorkerPool.lanes`),
-  and from then on only batch numbers and events go out and counts and candidates come back.  (Sending every
-  batch's outputs to this process, as a plain process pool returns them, cost about what the second core saved:
-  the sequential verdicts of the catalogue ran no faster on two workers than on one.)  With a remote executor
-  (a Dask cluster) the batches are drawn there and the lane stays here.
+  :data:`LANE_SECONDS` (or, within a checkpoint's search, once the pairs left are projected to take
+  :data:`MOVE_SEARCH_SECONDS` here) and there are several pairs and workers, it sends each worker process of the
+  pool its share of the lanes' state once (pair ``i`` to lane ``i mod workers``,
+  :meth:`dpverify.execution.sampling.WorkerPool.lanes`), and from then on only batch numbers and events go out and
+  counts and candidates come back.  (Sending every batch's outputs to this process, as a plain process pool returns
+  them, cost about what the second core saved: the sequential verdicts of the catalogue ran no faster on two workers
+  than on one.)  With a remote executor (a Dask cluster) the batches are drawn there and the lane stays here.
 
 Results do not depend on where a lane runs: each batch is seeded by its coordinates, each pair's stream is the same
 sequence of batches wherever it is kept, and results are read in pair order (errors too: the first pair's first).
@@ -42,11 +43,13 @@ from dpverify.statistical.contract import check_batches_distinct
 from dpverify.statistical.search import Candidate, SearchSettings
 
 __all__ = ["PairStream", "StreamLane", "Streams", "Drawn", "Found", "StreamSearch", "joint_counts", "search_stream",
-           "LANE_SECONDS"]
+           "LANE_SECONDS", "MOVE_SEARCH_SECONDS"]
 
 #: seconds of draws and searches in this process after which an audit with several pairs and workers moves its
 #: lanes to the worker processes (starting them and sending the streams costs a few hundredths of a second)
 LANE_SECONDS = 0.05
+#: projected seconds of the searches a checkpoint has left after which the lanes move while it runs (Streams.search)
+MOVE_SEARCH_SECONDS = 0.1
 #: spawn key of the generators of the checkpoints' searches (the batches use ``TEST_PHASE``)
 STREAM_SEARCH = 6
 
@@ -200,15 +203,15 @@ class StreamLane:
                 out[i] = Drawn(error=exc)
         return out
 
-    def jobs(self, k: int, settings: SearchSettings) -> dict[int, StreamSearch]:
-        """Checkpoint ``k``'s search of every pair of the lane, on its stream so far."""
+    def jobs(self, k: int, settings: SearchSettings, skip: Sequence[int] = ()) -> dict[int, StreamSearch]:
+        """Checkpoint ``k``'s search of every pair of the lane (but those in ``skip``), on its stream so far."""
         return {i: StreamSearch(s.outputs(0), s.outputs(1), i, k,
                                 dataclasses.replace(settings, anchors=self.anchors[i]), self.entropy)
-                for i, s in self.streams.items()}
+                for i, s in self.streams.items() if i not in skip}
 
-    def search(self, k: int, settings: SearchSettings) -> dict[int, Found]:
-        """Checkpoint ``k``'s search of every pair of the lane."""
-        return {i: search_stream(j) for i, j in self.jobs(k, settings).items()}
+    def search(self, k: int, settings: SearchSettings, skip: Sequence[int] = ()) -> dict[int, Found]:
+        """Checkpoint ``k``'s search of every pair of the lane but those in ``skip`` (searched already)."""
+        return {i: search_stream(j) for i, j in self.jobs(k, settings, skip).items()}
 
     def outputs(self, i: int, upto: int) -> tuple[NDArray, NDArray] | None:
         """Pair ``i``'s last outputs per input in the batches numbered below ``upto`` (``None`` without any)."""
@@ -243,6 +246,7 @@ class Streams:
         self.token = f"{os.getpid()}-{next(_TOKENS)}"
         self.lanes: list[Any] = []               # worker lanes (executors) once moved; pair i on lanes[i % len]
         self.spent = 0.0                          # seconds of draws and searches in this process
+        self._vectors = False                     # the outputs are vectors (maybe_move: scikit-learn before a fork)
 
     @property
     def moved(self) -> bool:
@@ -257,18 +261,26 @@ class Streams:
     def maybe_move(self, vectors: bool) -> None:
         """Send the lanes to the pool's workers if this process has spent :data:`LANE_SECONDS` on them and the pool has
         several local workers and the audit several pairs (scikit-learn, which the search of ``vectors`` uses, is
-        imported once here before the workers start).  The first checkpoint's search therefore runs here unless the
-        draws before it took that long, for vector outputs too: a freshly forked worker's first search of vector
-        outputs takes 40-100 ms more than the same search here (its first touches of the parent's pages and code
-        paths), more than the second core saves on a few hundred outputs per input -- the gross violations that stop
-        there (``histogram-scale-epsilon``: 9 pairs, 0.28 -> 0.18 s)."""
+        imported once here before the workers start).  The first checkpoint's search therefore starts here unless the
+        draws before it took that long: a freshly started worker costs more than a short search of a few hundred
+        outputs per input gains on the second core (the gross violations that stop there: ``histogram-scale-epsilon``,
+        9 pairs, 0.07 s here against 0.17 s moved first); :meth:`search` moves them while it runs when its projected
+        time says otherwise."""
+        self._vectors = vectors
+        if self.local is not None and self.spent >= LANE_SECONDS and self._movable():
+            self._move()
+
+    def _movable(self) -> bool:
+        """Whether the lanes can go to the pool's workers (several local workers and pairs, picklable lanes)."""
         pool, local = self.pool, self.local
-        if (local is None or self.spent < LANE_SECONDS or self.n_pairs < 2 or pool.workers < 2
-                or pool.remote or pool.note is not None):
-            return
-        if not pool.lanes_started and not pool.picklable(local.part([0])):
-            return
-        if vectors and not pool.lanes_started:
+        if local is None or self.n_pairs < 2 or pool.workers < 2 or pool.remote or pool.note is not None:
+            return False
+        return pool.lanes_started or pool.picklable(local.part([0]))
+
+    def _move(self) -> None:
+        pool, local = self.pool, self.local
+        assert local is not None
+        if self._vectors and not pool.lanes_started:
             import sklearn.linear_model  # noqa: F401  (before the workers fork)
         lanes = pool.lanes()
         width = min(len(lanes), self.n_pairs)
@@ -309,18 +321,29 @@ class Streams:
         return got
 
     def search(self, k: int, settings: SearchSettings) -> list[Found]:
-        """Checkpoint ``k``'s search of every pair on its stream so far, in pair order."""
+        """Checkpoint ``k``'s search of every pair on its stream so far, in pair order.  Searched here, pair by pair,
+        until the lanes move: when the pairs left would take :data:`MOVE_SEARCH_SECONDS` here at the pace of those done
+        (and the lanes can move), the workers search the others."""
         if self.local is None:
             return self._submit("search", k, settings)()
         t0 = time.perf_counter()
         if self.pool.remote and self.n_pairs > 1:
             jobs = self.local.jobs(k, settings)
             found = self.pool.run([jobs[i] for i in range(self.n_pairs)], fn=search_stream)
-        else:
-            got = self.local.search(k, settings)
-            found = [got[i] for i in range(self.n_pairs)]
+            self.spent += time.perf_counter() - t0
+            return found
+        done: dict[int, Found] = {}
+        for i in range(self.n_pairs):
+            done.update(self.local.search(k, settings, skip=[j for j in range(self.n_pairs) if j != i]))
+            elapsed = time.perf_counter() - t0
+            left = self.n_pairs - len(done)
+            if left and elapsed / len(done) * left >= MOVE_SEARCH_SECONDS and self._movable():
+                self.spent += elapsed
+                self._move()
+                futures = [lane.submit(_call, self.token, "search", k, settings, tuple(done)) for lane in self.lanes]
+                return self._received([done] + [f.result() for f in futures])
         self.spent += time.perf_counter() - t0
-        return found
+        return [done[i] for i in range(self.n_pairs)]
 
     def outputs(self, i: int, upto: int) -> tuple[NDArray, NDArray] | None:
         """Pair ``i``'s last outputs per input in the batches numbered below ``upto``."""
