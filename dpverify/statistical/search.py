@@ -298,7 +298,8 @@ def _feature_specs(feature: Feature, halves: tuple[NDArray, NDArray, NDArray, ND
         if np.array_equal(grid[at], atoms):     # every point mass is a grid point (the grid holds the first 2000)
             k0, k1 = r0.between(at, at), r1.between(at, at)
         else:
-            k0, k1 = (_Ranks(a, atoms).between(*(np.arange(len(atoms)),) * 2) for a in (a0, a1))
+            each = np.arange(len(atoms))
+            k0, k1 = (_Ranks(a, atoms).between(each, each) for a in (a0, a1))
         specs.append((k0, k1, counter(lambda v, i: v == atoms[i]),
                       lambda i: ValueSetEvent(feature, (float(atoms[i]),)), f"{name}:atom",
                       "atom" if counts[is_atom].sum() < len(pooled) // 2 else fam))   # point masses of a mostly

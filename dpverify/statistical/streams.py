@@ -327,14 +327,14 @@ class Streams:
         if self.local is None:
             return self._submit("search", k, settings)()
         t0 = time.perf_counter()
+        jobs = self.local.jobs(k, settings)
         if self.pool.remote and self.n_pairs > 1:
-            jobs = self.local.jobs(k, settings)
             found = self.pool.run([jobs[i] for i in range(self.n_pairs)], fn=search_stream)
             self.spent += time.perf_counter() - t0
             return found
         done: dict[int, Found] = {}
         for i in range(self.n_pairs):
-            done.update(self.local.search(k, settings, skip=[j for j in range(self.n_pairs) if j != i]))
+            done[i] = search_stream(jobs[i])
             elapsed = time.perf_counter() - t0
             left = self.n_pairs - len(done)
             if left and elapsed / len(done) * left >= MOVE_SEARCH_SECONDS and self._movable():
