@@ -44,7 +44,7 @@ from algorithms.graph.pamst import PAMST, pamst_fast, pamst_reference
 from algorithms.graph.weighted_graph import WeightedGraph
 from dpverify.execution.cpu_features import numpy_kernels
 from dpverify.execution.memory import malloc_setting
-from dpverify.execution.worker_threads import threads_setting
+from dpverify.execution.worker_threads import threads_setting, usable_cores
 
 BEGIN, END = "<!-- BEGIN bench_graph -->", "<!-- END bench_graph -->"
 
@@ -117,10 +117,8 @@ def cpu_model() -> str:
 
 
 def usable_cpus() -> int:
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # not on Linux
-        return os.cpu_count() or 1
+    """The cores this process may run on (:func:`dpverify.execution.worker_threads.usable_cores`)."""
+    return usable_cores()
 
 
 def machine_line() -> str:
