@@ -239,3 +239,36 @@ def test_rows_in_by_table_lookup_equals_isin(kind: str) -> None:
         out = rng.integers(0, 120, size=(5000, 3))
         sub = np.vstack([out[:300], rng.integers(0, 100, size=(200, 3))])
     np.testing.assert_array_equal(rows_in(out, sub), np.isin(row_keys(out), row_keys(sub)))
+
+
+@settings(max_examples=200, derandomize=True, deadline=None)
+@given(st.sampled_from([np.int8, np.int16, np.uint16, np.int32, np.int64, np.float64, np.float32]),
+       st.integers(1, 24), st.integers(1, 7), st.integers(0, 60), st.data())
+def test_rows_in_matches_isin_on_many_narrow_columns(dtype, k: int, card: int, n_sub: int,
+                                                     data: st.DataObject) -> None:
+    """Rows of up to 24 columns of a few values each (an SVT's or RAPPOR's output): one table of every byte pattern,
+    a table of the span, equality with a few values or a binary search per column, the partial keys ranked whenever
+    their product would pass the lookup's limit: the same membership as ``np.isin`` of the row keys, outcomes that
+    occur in the rows or not, none at all included."""
+    seed = data.draw(st.integers(0, 2**32 - 1))
+    rng = np.random.default_rng(seed)
+    pool = np.array([-3, -1, 0, 1, 2, 7, 100][:card])
+    if np.dtype(dtype).kind == "u":
+        pool = np.abs(pool)
+    out = rng.choice(pool, size=(3000, k)).astype(dtype)
+    sub = np.vstack([out[: n_sub // 2], rng.choice(pool, size=(n_sub - n_sub // 2, k)).astype(dtype)])
+    np.testing.assert_array_equal(rows_in(out, sub), np.isin(row_keys(out), row_keys(sub)))
+
+
+def test_rows_in_ranks_partial_keys_of_many_columns() -> None:
+    """40 byte columns of three values: the partial keys pass the lookup's limit several times and are ranked among
+    the outcomes' each time; rows differing from an outcome only in the last column are not members."""
+    rng = np.random.default_rng(8)
+    out = rng.choice(np.array([-1, 0, 1], dtype=np.int8), size=(20_000, 40))
+    sub = out[:200].copy()
+    near = sub.copy()
+    near[:, -1] = np.where(near[:, -1] == 1, 0, 1)
+    out = np.vstack([out, near])
+    got = rows_in(out, sub)
+    np.testing.assert_array_equal(got, np.isin(row_keys(out), row_keys(sub)))
+    assert got[:200].all()

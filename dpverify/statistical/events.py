@@ -78,9 +78,14 @@ class ValueSetEvent:
         return np.isin(self.feature(out), np.asarray(self.values, dtype=np.float64))
 
 
+def _as_rows(out: NDArray) -> NDArray:
+    """``out`` as ``(n, k)``: one row per output (no rows at all included, which ``reshape(n, -1)`` refuses)."""
+    return out.reshape(len(out), math.prod(out.shape[1:]))
+
+
 def row_keys(out: NDArray) -> NDArray:
     """One hashable, sortable key per output row (its bytes)."""
-    a = np.ascontiguousarray(out.reshape(len(out), -1))
+    a = np.ascontiguousarray(_as_rows(out))
     return a.view(np.dtype((np.void, a.dtype.itemsize * a.shape[1]))).ravel()
 
 
@@ -90,7 +95,7 @@ _INT_KEY_LIMIT = 1 << 62
 def _column_bits(out: NDArray) -> NDArray | None:
     """The rows' entries as unsigned integers of the same width (bitwise equality), ``(n, k)``; ``None`` for
     item sizes other than 1, 2, 4 or 8 bytes."""
-    a = np.ascontiguousarray(out.reshape(len(out), -1))
+    a = np.ascontiguousarray(_as_rows(out))
     if a.dtype.itemsize not in (1, 2, 4, 8):
         return None
     return a.view(np.dtype(f"u{a.dtype.itemsize}"))
@@ -202,58 +207,87 @@ def unique_rows(out: NDArray) -> tuple[NDArray[np.intp], NDArray[np.intp]]:
     return first[perm], rank[inverse.ravel()]
 
 
-#: the sorted values of an event's column spanning at most this many integers are looked up in a table
+#: the sorted values of an event's column spanning at most this many integers are looked up in a table, as are the
+#: rows' combined keys when they span at most this many (or the rows' number)
 _LOOKUP_SPAN = 1 << 16
+#: a wide column (floats' bits) with at most this many values is coded by equality with each (faster than a search)
+_FEW_EQUAL = 4
 
 
-def _position_in(values: NDArray, col: NDArray) -> tuple[NDArray[np.intp], NDArray[np.bool_]]:
-    """For each entry of ``col``: its position among the sorted distinct ``values`` (some valid index where it is
-    not one of them) and whether it is one.  Values spanning at most :data:`_LOOKUP_SPAN` integers are looked up in a
-    table of the span (linear; a phase-2 count of a few outcomes of an integer output was mostly binary search)."""
+def _codes_in(values: NDArray, col: NDArray) -> NDArray[np.int64]:
+    """For each entry of ``col`` (unsigned, from :func:`_column_bits`): its position among the sorted distinct
+    ``values``, or ``len(values)`` where it is none of them.  One gather from a table of every pattern for entries of
+    one or two bytes (a byte column of an SVT's or RAPPOR's output: a boolean mask and its compaction per column had
+    made a phase-2 count several times the mechanism's own sampling); from a table of the span for values spanning
+    at most :data:`_LOOKUP_SPAN` integers; by equality with each of at most :data:`_FEW_EQUAL` values; by binary
+    search otherwise."""
     card = len(values)
     if card == 0:
-        return np.zeros(len(col), dtype=np.intp), np.zeros(len(col), dtype=bool)
-    lo, hi = int(values[0]), int(values[-1])
-    if hi - lo < _LOOKUP_SPAN:
-        table = np.full(hi - lo + 1, -1, dtype=np.intp)
+        return np.zeros(len(col), dtype=np.int64)
+    if col.dtype.itemsize <= 2:
+        table = np.full(1 << (8 * col.dtype.itemsize), card, dtype=np.int64)
+        table[values] = np.arange(card)
+        return np.take(table, col)
+    span = int(values[-1]) - int(values[0]) + 1
+    if span <= _LOOKUP_SPAN:
+        table = np.full(span + 1, card, dtype=np.int64)                      # the last slot: outside the span
         table[(values - values[0]).astype(np.intp)] = np.arange(card)
-        pos = np.full(len(col), -1, dtype=np.intp)
-        inside = (col >= values[0]) & (col <= values[-1])
-        pos[inside] = table[(col[inside] - values[0]).astype(np.intp)]
-        found = pos >= 0
-        return np.maximum(pos, 0), found
+        # unsigned: entries below the first value wrap around to the top, so that one minimum clamps both sides
+        return np.take(table, np.minimum(col - values[0], span).astype(np.intp))
+    if card <= _FEW_EQUAL:
+        code = np.full(len(col), card, dtype=np.int64)
+        for i, v in enumerate(values):
+            np.putmask(code, col == v, i)
+        return code
     idx = np.minimum(np.searchsorted(values, col), card - 1)
-    return idx, values[idx] == col
+    return np.where(values[idx] == col, idx, card)
+
+
+def _ranked(key: NDArray[np.int64], okey: NDArray[np.int64], size: int,
+            limit: int) -> tuple[NDArray[np.int64], NDArray[np.int64], int]:
+    """``(key, okey, size)`` with every key replaced by its rank among the distinct outcome keys ``okey``, or by their
+    number where it is none of them: by a table when the keys span at most ``limit`` values, by binary search
+    otherwise."""
+    u = np.unique(okey)
+    if size <= limit:
+        table = np.full(size, len(u), dtype=np.int64)
+        table[u] = np.arange(len(u))
+        return np.take(table, key), np.take(table, okey), len(u) + 1
+    if not len(u):
+        return np.zeros(len(key), dtype=np.int64), okey, 1
+    idx = np.minimum(np.searchsorted(u, key), len(u) - 1)
+    return np.where(u[idx] == key, idx, len(u)), np.searchsorted(u, okey), len(u) + 1
 
 
 def rows_in(out: NDArray, outcomes: NDArray) -> NDArray[np.bool_]:
-    """``np.isin(row_keys(out), row_keys(outcomes))`` with integer lookups (``out``, ``outcomes`` same dtype)."""
+    """``np.isin(row_keys(out), row_keys(outcomes))`` with integer lookups (``out``, ``outcomes`` same dtype).
+
+    Each row's key combines its columns' codes (:func:`_codes_in`: a value's position among the outcomes' values
+    in that column, or one more for none) in mixed radix; whenever the next product would pass the lookup's limit
+    (:data:`_LOOKUP_SPAN` or the rows' number) the partial keys are first replaced by their ranks among the
+    outcomes' partial keys (a row whose prefix no outcome has keeps a code of its own), so that the keys stay few and
+    exact over any number of columns, and the last lookup is a table."""
     bits, obits = _column_bits(out), _column_bits(outcomes)
     if bits is None or obits is None or bits.shape[1] != obits.shape[1]:
         return np.isin(row_keys(out), row_keys(outcomes))
-    hit = np.ones(len(bits), dtype=bool)
     key = np.zeros(len(bits), dtype=np.int64)
     okey = np.zeros(len(obits), dtype=np.int64)
-    size = 1
+    size, limit = 1, max(_LOOKUP_SPAN, len(key))
     for j in range(bits.shape[1]):
         values = np.unique(obits[:, j])
-        card = len(values)
-        if size * max(card, 1) >= _INT_KEY_LIMIT:
-            return np.isin(row_keys(out), row_keys(outcomes))
-        idx, found = _position_in(values, bits[:, j])
-        hit &= found
-        key = key * card + idx
-        okey = okey * card + np.searchsorted(values, obits[:, j])
-        size *= card
-    if bits.shape[1] == 1:            # one column: its value is one of the outcomes' exactly when it was found
-        return hit
-    if size <= _LOOKUP_SPAN:          # the keys' range is small: a table of the outcomes' keys (no sort)
+        radix = len(values) + 1
+        if size * radix > limit:
+            key, okey, size = _ranked(key, okey, size, limit)
+        key *= radix
+        key += _codes_in(values, bits[:, j])
+        okey = okey * radix + np.searchsorted(values, obits[:, j])
+        size *= radix
+    if size <= limit:                  # a table of the outcomes' keys
         table = np.zeros(size, dtype=bool)
         table[okey] = True
-        hit[hit] = table[key[hit]]
-        return hit
-    hit[hit] = np.isin(key[hit], okey)
-    return hit
+        return np.take(table, key)
+    key, okey, size = _ranked(key, okey, size, limit)
+    return key < size - 1
 
 
 @dataclass(frozen=True)
