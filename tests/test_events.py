@@ -214,7 +214,8 @@ print("ok")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr
 
-@pytest.mark.parametrize("kind", ["narrow", "negative", "wide", "two-columns", "absent", "int8", "many-keys"])
+@pytest.mark.parametrize("kind", ["narrow", "negative", "wide", "two-columns", "absent", "int8", "many-keys",
+                                  "many-floats"])
 def test_rows_in_by_table_lookup_equals_isin(kind: str) -> None:
     """rows_in looks an event's column values up in a table when they span few integers, by binary search
     otherwise, and the rows' combined keys up in a table when they are few: the same membership as ``np.isin`` of
@@ -238,6 +239,9 @@ def test_rows_in_by_table_lookup_equals_isin(kind: str) -> None:
     elif kind == "many-keys":        # three columns of 100 outcome values: more keys than a table holds
         out = rng.integers(0, 120, size=(5000, 3))
         sub = np.vstack([out[:300], rng.integers(0, 100, size=(200, 3))])
+    elif kind == "many-floats":      # one float column, more outcome values than are compared one by one
+        out = rng.integers(0, 120, size=(5000, 1)) / 7.0
+        sub = np.vstack([out[:80], [[0.5], [1e9]]])
     np.testing.assert_array_equal(rows_in(out, sub), np.isin(row_keys(out), row_keys(sub)))
 
 

@@ -191,6 +191,26 @@ def _row_codes(bits: NDArray) -> NDArray[np.int64]:
     return key
 
 
+def _few_unique(codes: NDArray) -> tuple[NDArray, NDArray[np.intp], NDArray[np.intp]] | None:
+    """``np.unique(codes, return_index=True, return_inverse=True)`` (unsigned ``codes``) without sorting them when a
+    probe shows at most ``_FEW_VALUES`` distinct values and every entry is one of them (a float output of a few
+    values, whose bits span too wide a range for :func:`_table_unique`): each entry's position among them by
+    :func:`_codes_in`, their first occurrences from a prefix (one pass per value not seen there); ``None``
+    otherwise."""
+    probe = np.unique(codes[:: max(1, len(codes) // _PROBE)])
+    if not len(codes) or len(probe) > _FEW_VALUES:
+        return None
+    inverse = _codes_in(probe, codes)
+    if inverse.max() == len(probe):                 # a value the probe missed
+        return None
+    first = np.empty(len(probe), dtype=np.intp)
+    seen, at = np.unique(inverse[:_PROBE], return_index=True)
+    first[seen] = at
+    for k in np.setdiff1d(np.arange(len(probe)), seen):
+        first[k] = np.argmax(inverse == k)
+    return probe, first, inverse
+
+
 def unique_rows(out: NDArray) -> tuple[NDArray[np.intp], NDArray[np.intp]]:
     """``(first, inverse)`` of ``np.unique(row_keys(out), return_index=True, return_inverse=True)``: the same
     outcomes in the same (byte) order, computed with integer sorts."""
@@ -198,8 +218,10 @@ def unique_rows(out: NDArray) -> tuple[NDArray[np.intp], NDArray[np.intp]]:
     if bits is None:
         _, first, inverse = np.unique(row_keys(out), return_index=True, return_inverse=True)
         return first, inverse.ravel()
-    codes = bits[:, 0] if bits.shape[1] == 1 else _row_codes(bits)
+    codes = bits[:, 0] if bits.shape[1] == 1 else _row_codes(bits).view(np.uint64)      # (row codes are >= 0)
     fast = _table_unique(codes, return_index=True)
+    if fast is None:
+        fast = _few_unique(codes)
     _, first, inverse = fast if fast is not None else np.unique(codes, return_index=True, return_inverse=True)
     perm = np.argsort(row_keys(out[first]), kind="stable")       # the byte order of np.void keys
     rank = np.empty_like(perm)
@@ -212,35 +234,48 @@ def unique_rows(out: NDArray) -> tuple[NDArray[np.intp], NDArray[np.intp]]:
 _LOOKUP_SPAN = 1 << 16
 #: a wide column (floats' bits) with at most this many values is coded by equality with each (faster than a search)
 _FEW_EQUAL = 4
+#: ... or this many, for membership alone (one boolean comparison per value)
+_FEW_ISIN = 32
 
 
-def _codes_in(values: NDArray, col: NDArray) -> NDArray[np.int64]:
+def _codes_in(values: NDArray, col: NDArray, member: bool = False) -> NDArray:
     """For each entry of ``col`` (unsigned, from :func:`_column_bits`): its position among the sorted distinct
-    ``values``, or ``len(values)`` where it is none of them.  One gather from a table of every pattern for entries of
-    one or two bytes (a byte column of an SVT's or RAPPOR's output: a boolean mask and its compaction per column had
-    made a phase-2 count several times the mechanism's own sampling); from a table of the span for values spanning
-    at most :data:`_LOOKUP_SPAN` integers; by equality with each of at most :data:`_FEW_EQUAL` values; by binary
-    search otherwise."""
+    ``values``, or ``len(values)`` where it is none of them (``member``: whether it is one of them, a boolean).
+    One gather from a table of every pattern for entries of one or two bytes (a byte column of an SVT's or RAPPOR's
+    output: a boolean mask and its compaction per column had made a phase-2 count several times the mechanism's own
+    sampling); from a table of the span for values spanning at most :data:`_LOOKUP_SPAN` integers; by equality with
+    each of a few values (floats' bits: at most :data:`_FEW_EQUAL`, or :data:`_FEW_ISIN` for membership alone); by
+    binary search otherwise."""
     card = len(values)
     if card == 0:
-        return np.zeros(len(col), dtype=np.int64)
+        return np.zeros(len(col), dtype=bool if member else np.int64)
+
+    def table(size: int, at: NDArray) -> NDArray:
+        t = np.full(size, False if member else card, dtype=bool if member else np.int64)
+        t[at] = True if member else np.arange(card)
+        return t
+
     if col.dtype.itemsize <= 2:
-        table = np.full(1 << (8 * col.dtype.itemsize), card, dtype=np.int64)
-        table[values] = np.arange(card)
-        return np.take(table, col)
+        return np.take(table(1 << (8 * col.dtype.itemsize), values), col)
     span = int(values[-1]) - int(values[0]) + 1
     if span <= _LOOKUP_SPAN:
-        table = np.full(span + 1, card, dtype=np.int64)                      # the last slot: outside the span
-        table[(values - values[0]).astype(np.intp)] = np.arange(card)
-        # unsigned: entries below the first value wrap around to the top, so that one minimum clamps both sides
-        return np.take(table, np.minimum(col - values[0], span).astype(np.intp))
+        # (the last slot: outside the span; unsigned, entries below the first value wrap around to the top, so that
+        # one minimum clamps both sides)
+        return np.take(table(span + 1, (values - values[0]).astype(np.intp)),
+                       np.minimum(col - values[0], span).astype(np.intp))
+    if member and card <= _FEW_ISIN:
+        hit = col == values[0]
+        for v in values[1:]:
+            hit |= col == v
+        return hit
     if card <= _FEW_EQUAL:
         code = np.full(len(col), card, dtype=np.int64)
         for i, v in enumerate(values):
             np.putmask(code, col == v, i)
         return code
     idx = np.minimum(np.searchsorted(values, col), card - 1)
-    return np.where(values[idx] == col, idx, card)
+    found = values[idx] == col
+    return found if member else np.where(found, idx, card)
 
 
 def _ranked(key: NDArray[np.int64], okey: NDArray[np.int64], size: int,
@@ -270,6 +305,8 @@ def rows_in(out: NDArray, outcomes: NDArray) -> NDArray[np.bool_]:
     bits, obits = _column_bits(out), _column_bits(outcomes)
     if bits is None or obits is None or bits.shape[1] != obits.shape[1]:
         return np.isin(row_keys(out), row_keys(outcomes))
+    if bits.shape[1] == 1:            # membership alone (codes write several integer arrays: 10x on a float column)
+        return _codes_in(np.unique(obits[:, 0]), bits[:, 0], member=True)
     key = np.zeros(len(bits), dtype=np.int64)
     okey = np.zeros(len(obits), dtype=np.int64)
     size, limit = 1, max(_LOOKUP_SPAN, len(key))
