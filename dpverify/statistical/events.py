@@ -136,16 +136,14 @@ def _table_unique(v: NDArray, return_index: bool = False) -> tuple[NDArray, ...]
 
 def _unique_inverse(v: NDArray) -> tuple[NDArray, NDArray[np.intp]]:
     """``np.unique(v, return_inverse=True)`` for one column of :func:`_column_bits`, without sorting it when its
-    span is small (:func:`_table_unique`) or when a probe of it shows few values that every entry is one of (then
-    each entry's code is its position among them, found by binary search)."""
+    span is small (:func:`_table_unique`) or when a probe of it shows few values that every entry is one of
+    (:func:`_few_unique`)."""
     fast = _table_unique(v)
     if fast is not None:
         return fast[0], fast[1]
-    probe = np.unique(v[:: max(1, len(v) // _PROBE)])
-    if len(probe) <= _FEW_VALUES:
-        idx = np.minimum(np.searchsorted(probe, v), len(probe) - 1)
-        if np.array_equal(probe[idx], v):
-            return probe, idx
+    few = _few_unique(v)
+    if few is not None:
+        return few[0], few[2]
     values, inverse = np.unique(v, return_inverse=True)
     return values, inverse.ravel()
 
@@ -192,7 +190,7 @@ def _row_codes(bits: NDArray) -> NDArray[np.int64]:
 
 
 def _few_unique(codes: NDArray) -> tuple[NDArray, NDArray[np.intp], NDArray[np.intp]] | None:
-    """``np.unique(codes, return_index=True, return_inverse=True)`` (unsigned ``codes``) without sorting them when a
+    """``np.unique(codes, return_index=True, return_inverse=True)`` (integer ``codes``) without sorting them when a
     probe shows at most ``_FEW_VALUES`` distinct values and every entry is one of them (a float output of a few
     values, whose bits span too wide a range for :func:`_table_unique`): each entry's position among them by
     :func:`_codes_in`, their first occurrences from a prefix (one pass per value not seen there); ``None``
@@ -218,7 +216,7 @@ def unique_rows(out: NDArray) -> tuple[NDArray[np.intp], NDArray[np.intp]]:
     if bits is None:
         _, first, inverse = np.unique(row_keys(out), return_index=True, return_inverse=True)
         return first, inverse.ravel()
-    codes = bits[:, 0] if bits.shape[1] == 1 else _row_codes(bits).view(np.uint64)      # (row codes are >= 0)
+    codes = bits[:, 0] if bits.shape[1] == 1 else _row_codes(bits)
     fast = _table_unique(codes, return_index=True)
     if fast is None:
         fast = _few_unique(codes)
@@ -239,7 +237,7 @@ _FEW_ISIN = 32
 
 
 def _codes_in(values: NDArray, col: NDArray, member: bool = False) -> NDArray:
-    """For each entry of ``col`` (unsigned, from :func:`_column_bits`): its position among the sorted distinct
+    """For each entry of integer ``col`` (the bits of :func:`_column_bits`): its position among the sorted distinct
     ``values``, or ``len(values)`` where it is none of them (``member``: whether it is one of them, a boolean).
     One gather from a table of every pattern for entries of one or two bytes (a byte column of an SVT's or RAPPOR's
     output: a boolean mask and its compaction per column had made a phase-2 count several times the mechanism's own
@@ -255,14 +253,17 @@ def _codes_in(values: NDArray, col: NDArray, member: bool = False) -> NDArray:
         t[at] = True if member else np.arange(card)
         return t
 
+    # tables are indexed in unsigned arithmetic (a signed column's bits; the values keep their sorted order)
+    ucol, uvals = (col, values) if col.dtype.kind == "u" else (col.view(f"u{col.dtype.itemsize}"),
+                                                              values.view(f"u{col.dtype.itemsize}"))
     if col.dtype.itemsize <= 2:
-        return np.take(table(1 << (8 * col.dtype.itemsize), values), col)
+        return np.take(table(1 << (8 * col.dtype.itemsize), uvals), ucol)
     span = int(values[-1]) - int(values[0]) + 1
     if span <= _LOOKUP_SPAN:
-        # (the last slot: outside the span; unsigned, entries below the first value wrap around to the top, so that
-        # one minimum clamps both sides)
-        return np.take(table(span + 1, (values - values[0]).astype(np.intp)),
-                       np.minimum(col - values[0], span).astype(np.intp))
+        # (the last slot: outside the span; entries below the first value wrap around to the top, so that one
+        # minimum clamps both sides)
+        return np.take(table(span + 1, (uvals - uvals[0]).astype(np.intp)),
+                       np.minimum(ucol - uvals[0], span).astype(np.intp))
     if member and card <= _FEW_ISIN:
         hit = col == values[0]
         for v in values[1:]:
