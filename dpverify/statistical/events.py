@@ -148,43 +148,56 @@ def _unique_inverse(v: NDArray) -> tuple[NDArray, NDArray[np.intp]]:
     return values, inverse.ravel()
 
 
-def _small_span(col: NDArray) -> tuple[NDArray, int]:
-    """``col`` (unsigned, from :func:`_column_bits`) or its signed view, whichever spans fewer values, and that span
-    (the bits of small negative integers span the whole unsigned range)."""
+def _small_span(col: NDArray) -> tuple[NDArray, int, NDArray]:
+    """``col`` (unsigned, from :func:`_column_bits`) or its signed view, whichever spans fewer values, that span (the
+    bits of small negative integers span the whole unsigned range) and its minimum (a 0-d array of its dtype)."""
     if not len(col):
-        return col, 1
-    span = int(col.max()) - int(col.min()) + 1
+        return col, 1, np.zeros((), dtype=col.dtype)
+    lo = col.min()
+    span = int(col.max()) - int(lo) + 1
     if span <= 2:
-        return col, span
+        return col, span, np.asarray(lo)
     signed = col.view(f"i{col.dtype.itemsize}")
-    s_span = int(signed.max()) - int(signed.min()) + 1
-    return (signed, s_span) if s_span < span else (col, span)
+    s_lo = signed.min()
+    s_span = int(signed.max()) - int(s_lo) + 1
+    return (signed, s_span, np.asarray(s_lo)) if s_span < span else (col, span, np.asarray(lo))
 
 
-def _row_codes(bits: NDArray) -> NDArray[np.int64]:
-    """One int64 per row, equal exactly when the rows are equal bit for bit.
+#: row keys are combined in int32 while their product stays below this (half the memory traffic of int64)
+_INT32_KEY_LIMIT = 1 << 31
+
+
+def _row_codes(bits: NDArray) -> NDArray[np.signedinteger]:
+    """One integer per row (int32 while the codes' product allows, else int64), equal exactly when the rows are equal
+    bit for bit.
 
     Column codes are combined in mixed radix; whenever the next product could pass 2^62 the partial key is
     first compressed to its rank (at most n values).  Integer sorts only: much faster than sorting the rows'
-    bytes as ``np.void`` keys.
+    bytes as ``np.void`` keys.  Columns of one or two bytes are transposed once into contiguous rows (a strided byte
+    column is slow to reduce and to code).
     """
-    key = np.zeros(len(bits), dtype=np.int64)
+    cols = np.ascontiguousarray(bits.T) if bits.shape[1] > 1 and bits.dtype.itemsize <= 2 else bits.T
+    key = np.zeros(len(bits), dtype=np.int32)
     size = 1
     for j in range(bits.shape[1]):
-        col, span = _small_span(bits[:, j])
+        col, span, lo = _small_span(cols[j])
         if span <= _OFFSET_SPAN:
             # a column of a few small values (codes, flags, counts): its offset from the minimum is a code already
             # (equal exactly when the entries are), without ranking the values present (3-6 times as fast)
-            # (in int64, where the difference of two entries of a small span is exact: an int8 offset would wrap
-            # around; 64-bit entries above 2**63 wrap in the cast, their differences do not)
-            code, card = col.astype(np.int64) - col.min().astype(np.int64), span
+            # (in unsigned arithmetic, where the difference of two entries of a small span is exact even when the
+            # signed difference would wrap around, as it would for an int8 column spanning -128..127)
+            u = f"u{col.dtype.itemsize}"
+            code, card = col.view(u) - lo.view(u), span
         else:
             _, code = _unique_inverse(col)
             card = int(code.max()) + 1 if len(code) else 1
         if size * card >= _INT_KEY_LIMIT:
             key = np.unique(key, return_inverse=True)[1].ravel().astype(np.int64)
             size = int(key.max()) + 1 if len(key) else 1
-        key = key * card + code
+        if size * card >= _INT32_KEY_LIMIT and key.dtype != np.int64:
+            key = key.astype(np.int64)
+        key *= card
+        np.add(key, code, out=key, casting="unsafe")      # (the codes are below card: no value changes)
         size *= card
     return key
 
