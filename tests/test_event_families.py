@@ -96,7 +96,8 @@ def test_product_ratio_fit_on_shared_sorted_columns_is_the_same_fit():
 def test_cells_of_scalar_outputs_from_the_shared_sorts_are_the_same_cells():
     """Scalar outputs: the search hands the cells' fit the sorted values of both selection halves and counts their
     cells from the sorted halves (``bin_counts``): the same partition as the fit that sorts them itself, and the
-    counts ``np.bincount`` of the cells gives, with NaN (as +inf), point masses and signed zeros among the values."""
+    counts ``np.bincount`` of the cells gives, with NaN (as +inf), point masses and signed zeros among the values;
+    as do the scoring halves' counts from their feature sorted."""
     from dpverify.statistical.cells import bin_counts
     from dpverify.statistical.columns import SortedColumns
     rng = np.random.default_rng(6)
@@ -107,6 +108,10 @@ def test_cells_of_scalar_outputs_from_the_shared_sorts_are_the_same_cells():
     assert part is not None and not part.discrete and part == fit_cells(a, b)
     for sel, half in zip(cols(0), (a, b)):
         np.testing.assert_array_equal(bin_counts(sel, np.asarray(part.edges[0]), part.n_cells),
+                                      np.bincount(part.cells(half), minlength=part.n_cells))
+    # the scoring halves' counts (unsorted halves: the feature sorted, NaN last, then binned) are the cells' too
+    for half in (b[::-1].copy(), a[::3].copy()):
+        np.testing.assert_array_equal(bin_counts(np.sort(part.feature(half)), np.asarray(part.edges[0]), part.n_cells),
                                       np.bincount(part.cells(half), minlength=part.n_cells))
 
 

@@ -399,7 +399,11 @@ def _cell_unions(halves: tuple[NDArray, NDArray, NDArray, NDArray], search: Cand
         counts = [bin_counts(a, np.asarray(part.edges[0]), m) for a in scalar(0)]
     else:                                                 # the fit's own cells of the selection halves
         counts = [np.bincount(c, minlength=m) for c in (sel_codes[:len(halves[0])], sel_codes[len(halves[0]):])]
-    counts += [np.bincount(part.cells(h), minlength=m) for h in halves[2:]]
+    if len(part.edges) == 1:          # one group: bins of the feature, counted on its values sorted (a binary search
+        edges = np.asarray(part.edges[0])  # per edge instead of one per value: about 3x as fast at a million values)
+        counts += [bin_counts(np.sort(part.feature(h)), edges, m) for h in halves[2:]]
+    else:
+        counts += [np.bincount(part.cells(h), minlength=m) for h in halves[2:]]
 
     def make(idx: NDArray) -> Event:
         return CellSetEvent(part, tuple(int(c) for c in idx))
