@@ -47,14 +47,14 @@ from algorithms.classic.gaussian import Gaussian
 from algorithms.classic.geometric import Geometric
 from algorithms.classic.histogram import Histogram
 from algorithms.classic.laplace import Laplace
-from algorithms.classic.noisy_max import ReportNoisyMax
+from algorithms.classic.noisy_max import ReportNoisyMax, answer_noise, first_argmax
 from algorithms.classic.sparse_vector import SparseVector
 from algorithms.dpm.split import DPMSplitEM
 from algorithms.graph.laplace_mst import LaplaceMST
 from algorithms.graph.pamst import PAMST
 from algorithms.graph.weight_release import WeightRelease
 from algorithms.graph.weighted_graph import WeightedGraph
-from algorithms.noise import NoiseSource, laplace_noise
+from algorithms.noise import NoiseSource, bernoulli, laplace_noise
 
 K4 = WeightedGraph.complete(4, [1.0, 2.0, 3.0, 1.5, 2.5, 4.0])
 C5 = WeightedGraph.from_arrays(5, [(0, 1), (1, 2), (2, 3), (3, 4), (4, 0), (0, 2)], [1.0, 2.0, 0.5, 3.0, 1.0, 2.0])
@@ -109,14 +109,12 @@ SEED = 20240601
 #: sha256 (first 16 hex digits) of ``__call__(x, N, default_rng(SEED))`` computed with the code *before* the
 #: noise hooks were added (commit 1db6b98): the hooks must not change a single draw.
 LEGACY_DIGESTS = {
-    "laplace": "887e541bf7f55485",
     "gaussian": "96243bfd8dbb319a",
     "gaussian-classic": "20c616203ad04cbc",
     "geometric": "b1a4f5c6f176bcb1",
     "clipped-sum": "6518bb64c94d3b8f",
     "clipped-sum-nan": "ac93291d853cf799",
     "exponential": "f6a8ac26e5c66c34",
-    "noisy-max-exponential": "aead1621bcd319f2",
     "dpm-split": "01f752fe37d70081",
     "dpm-split-printed": "f6372064b98ad3cf",
     "laplace-mst": "51a38069fd6c27b0",
@@ -130,25 +128,27 @@ LEGACY_DIGESTS = {
     "float-laplace": "9619ae21d9beba45",
     "gaussian-classic-large-epsilon": "a8b2e9fcf7993888",
     "geometric-ignores-sensitivity": "1d039d276c4773fb",
-    "laplace-half-noise": "f2c047cacbb1e565",
     "laplace-mst-l1-scale-for-linf": "dc6b762888fcffc6",
     "laplace-mst-true-weights": "447c59ca4d904374",
     "missing-clipping": "9ea637eb8a797e4f",
     "nan-through-clipping": "6fc25bb54d0d25e6",
-    "noisy-max-returns-value-exp": "ad80e03d95c8abca",
 }
 
 
 #: Mechanisms whose sampler was later made cheaper with the same output law but another random stream (Laplace
-#: draws from :func:`algorithms.noise.laplace_noise`; SVT query noise drawn only for the runs still answering): the
-#: sha256 prefix of that stream.  Their law is tested in the mechanism's own test file (test_classic_mechanisms.py,
+#: draws from :func:`algorithms.noise.laplace_noise`; SVT query noise drawn only for the runs still answering;
+#: report-noisy-max's noise stored query by query): the sha256 prefix of that stream.  Their law is tested in the mechanism's own test file (test_classic_mechanisms.py,
 #: test_broken_mechanisms.py, test_public_suite_mechanisms.py: exact SVT pattern probabilities, Laplace KS tests,
 #: report-noisy-max pmfs) and the Laplace draws by test_laplace_noise_law below.
 RESAMPLED_DIGESTS = {
+    "laplace": "4d060354aa269946",
+    "laplace-half-noise": "1672e43238ba427c",
+    "noisy-max-exponential": "2922518366650f7f",
+    "noisy-max-returns-value-exp": "6d0b578bd2826683",
     "histogram": "dad547341756f8f8",
-    "noisy-max-laplace": "28bf9aa02b728595",
+    "noisy-max-laplace": "593e29d75f24abbc",
     "histogram-scale-epsilon": "4ed66a4b43a4edcb",
-    "noisy-max-returns-value": "7c4cc55fd7043ccf",
+    "noisy-max-returns-value": "fc9b71deeb87200c",
     "svt": "32c94d88460b6ce7",
     "svt-no-cutoff": "1632055eadc269c3",
     "svt-no-query-noise": "4fe0c9eb32050848",
@@ -247,6 +247,60 @@ def test_laplace_noise_law() -> None:
     assert abs(np.corrcoef(neg[:-1], neg[1:])[0, 1]) < 4.0 / math.sqrt(n)  # consecutive signs independent
     g = np.random.default_rng(63)
     assert laplace_noise(g, b, (3, 7)).shape == (3, 7) and laplace_noise(g, b, 0).shape == (0,)
+
+
+def test_laplace_noise_into_out() -> None:
+    """laplace_noise(out=...) fills the given C-contiguous array with the draws laplace_noise(size=...) returns."""
+    out = np.empty((4, 9))
+    got = laplace_noise(np.random.default_rng(5), 2.0, out=out)
+    assert got is out
+    np.testing.assert_array_equal(out, laplace_noise(np.random.default_rng(5), 2.0, (4, 9)))
+
+
+@pytest.mark.parametrize("p", [0.475, 0.525, 3.5 / 256, 1.0 - 2.0 ** -9, 2.0 ** -10])
+def test_bernoulli_law(p: float) -> None:
+    """algorithms.noise.bernoulli has the law of rng.random(shape) < p, P = ceil(p 2^53)/2^53 (= p here): the
+    frequency within 4.5 binomial standard deviations (fixed seed, false-failure level 7e-6 each).  3.5/256 and
+    1 - 2^-9 have a threshold byte that ties with the first byte drawn with probability 1/256 and then half or all of
+    the 45 low bits' range below it, so the low draws carry a share of the mass that a first-byte-only sampler
+    would get wrong (by 1/512 each: 33 and 88 standard deviations at this size)."""
+    n = 4_000_000
+    x = bernoulli(np.random.default_rng(17), p, (n // 4, 4))
+    assert x.dtype == np.bool_ and x.shape == (n // 4, 4)
+    assert abs(x.mean() - p) < 4.5 * math.sqrt(p * (1.0 - p) / n)
+
+
+def test_bernoulli_per_column_probabilities_and_edges() -> None:
+    """Probabilities broadcast over the trailing axes; 0 and 1 are exact; out-of-range or badly shaped
+    probabilities are refused by name; the draws are a function of the generator's state (same seed, same bits)."""
+    p = np.array([0.0, 1.0, 0.2, 0.9, 2.0 ** -53])
+    x = bernoulli(np.random.default_rng(3), p, (200_000, 5))
+    assert not x[:, 0].any() and x[:, 1].all() and not x[:, 4].any()  # 2^-53: P(any of 200,000) < 3e-11
+    for j, pj in ((2, 0.2), (3, 0.9)):
+        assert abs(x[:, j].mean() - pj) < 4.5 * math.sqrt(pj * (1 - pj) / x.shape[0])
+    np.testing.assert_array_equal(x, bernoulli(np.random.default_rng(3), p, (200_000, 5)))
+    assert bernoulli(np.random.default_rng(0), 0.5, 7).shape == (7,)
+    assert bernoulli(np.random.default_rng(0), 0.5, (0, 3)).shape == (0, 3)
+    with pytest.raises(ValueError, match=r"\[0, 1\]"):
+        bernoulli(np.random.default_rng(0), [0.5, 1.5], (2, 2))
+    with pytest.raises(ValueError, match="broadcast"):
+        bernoulli(np.random.default_rng(0), np.full((2, 2), 0.5), 4)
+
+
+@pytest.mark.parametrize("m", [1, 2, 5, 40, 300])
+def test_first_argmax_is_numpys_argmax(m: int) -> None:
+    """first_argmax equals np.argmax along the rows (first of tied maxima) on column-stored noisy answers, ties
+    and repeated columns included, for one column, a few, and more than its uint8 index holds (its fallback)."""
+    rng = np.random.default_rng(m)
+    values = answer_noise("laplace", 1.0, (5_000, m), rng)
+    values[:500] = np.round(values[:500])  # many ties among the first rows
+    if m > 2:
+        values[500:1000, 2] = values[500:1000, 1]
+    got = first_argmax(values)
+    assert got.dtype == np.int64
+    np.testing.assert_array_equal(got, np.argmax(values, axis=1))
+    np.testing.assert_array_equal(first_argmax(np.ascontiguousarray(values)), np.argmax(values, axis=1))
+    assert first_argmax(np.empty((0, m))).shape == (0,)
 
 
 def test_noise_source_add_in_place_only_on_a_temporary_draw() -> None:

@@ -19,7 +19,7 @@ from typing import ClassVar
 import numpy as np
 
 from ._validation import as_float_input, check_epsilon, check_n, check_positive
-from ..noise import NoiseSource
+from ..noise import NoiseSource, laplace_noise
 
 __all__ = ["Laplace", "laplace_log_density"]
 
@@ -58,11 +58,12 @@ class Laplace:
 
     def release(self, x: float | np.ndarray, n: int, noise: NoiseSource) -> np.ndarray:
         """The sampler written against an explicit noise source (:mod:`algorithms.noise`): one Laplace
-        step protecting ``x`` with ℓ1 sensitivity Δ."""
+        step protecting ``x`` with ℓ1 sensitivity Δ, its draws from :func:`algorithms.noise.laplace_noise` (the law
+        of ``rng.laplace``)."""
         values = as_float_input(x)
         n = check_n(n)
         scale = self.scale
-        return noise.add("laplace", values, lambda rng: rng.laplace(0.0, scale, size=(n,) + values.shape),
+        return noise.add("laplace", values, lambda rng: laplace_noise(rng, scale, (n,) + values.shape),
                          sensitivity=self.sensitivity, norm="l1", scale=scale, kind="laplace")
 
     def log_density(self, x: float | np.ndarray, out: np.ndarray) -> np.ndarray:

@@ -36,6 +36,7 @@ __all__ = [
     "ReportNoisyMax",
     "noisy_answers",
     "answer_noise",
+    "first_argmax",
     "report_noisy_max_pmf",
     "permute_and_flip_pmf",
     "as_query_answers",
@@ -50,22 +51,51 @@ def as_query_answers(x: object) -> np.ndarray:
     return as_finite_vector(x, "query answers")
 
 
-def answer_noise(noise: str, scale: float, shape: tuple[int, ...], rng: np.random.Generator) -> np.ndarray:
-    """The noise of :func:`noisy_answers` alone: ``Lap(scale)`` (:func:`algorithms.noise.laplace_noise`) or
-    ``Exp(scale)`` entries of ``shape``."""
+def answer_noise(noise: str, scale: float, shape: tuple[int, int], rng: np.random.Generator) -> np.ndarray:
+    """The noise of :func:`noisy_answers` alone: ``(n, m)`` entries ``Lap(scale)``
+    (:func:`algorithms.noise.laplace_noise`) or ``Exp(scale)`` (``scale·E``, ``E`` numpy's ziggurat
+    ``standard_exponential``, as ``rng.exponential`` computes it), i.i.d.  Stored column by column (Fortran order,
+    the array owns its memory): the per-query loops of the selections read each query's noisy answers contiguously,
+    several times faster than numpy's reductions along a short last axis."""
+    n, m = shape
+    out = np.empty((n, m), dtype=np.float64, order="F")
+    by_query = out.T  # C-contiguous (m, n): the draws fill one query's column after the other
     if noise == "laplace":
-        return laplace_noise(rng, scale, shape)
-    return rng.exponential(scale, size=shape)
+        laplace_noise(rng, scale, out=by_query)
+    else:
+        rng.standard_exponential(out=by_query)
+        by_query *= scale
+    return out
 
 
 def noisy_answers(
     answers: np.ndarray, noise: str, scale: float, n: int, rng: np.random.Generator
 ) -> np.ndarray:
-    """``(n, m)`` noisy answers: ``answers + Lap(scale)`` or ``answers + Exp(scale)`` entrywise (added in place into
-    the fresh noise array: the same values without a second ``(n, m)`` allocation)."""
+    """``(n, m)`` noisy answers (Fortran order, as :func:`answer_noise`): ``answers + Lap(scale)`` or
+    ``answers + Exp(scale)`` entrywise (added in place into the fresh noise array: the same values without a second
+    ``(n, m)`` allocation)."""
     out = answer_noise(noise, scale, (n, answers.shape[0]), rng)
     out += answers
     return out
+
+
+def first_argmax(values: np.ndarray) -> np.ndarray:
+    """``np.argmax(values, axis=1)`` as int64 (the first of tied maxima; ``values`` without NaN) by a running maximum
+    over the columns, the index kept in uint8 arithmetic (``idx += (j − idx)·[column j > max so far]``, modulo 256):
+    on column-stored ``(n, m)`` noisy answers with ``m ≤ 256`` about 6x faster than ``np.argmax`` along the rows."""
+    n, m = values.shape
+    if m > 256 or n == 0:
+        return np.argmax(values, axis=1).astype(np.int64)
+    best = values[:, 0].copy()
+    idx = np.zeros(n, dtype=np.uint8)
+    for j in range(1, m):
+        column = values[:, j]
+        greater = column > best
+        np.maximum(best, column, out=best)
+        step = np.subtract(np.uint8(j), idx, dtype=np.uint8)
+        step *= greater
+        idx += step
+    return idx.astype(np.int64)
 
 
 def _noise_law(noise: str, scale: float) -> stats.rv_continuous:
@@ -236,7 +266,7 @@ class ReportNoisyMax:
         law, scale = self.noise, self.scale
 
         def draw(rng: np.random.Generator) -> np.ndarray:
-            return np.argmax(noisy_answers(answers, law, scale, n, rng), axis=1).astype(np.int64)
+            return first_argmax(noisy_answers(answers, law, scale, n, rng))
 
         return noise.select("noisy-max", answers, draw, sensitivity=1.0, norm="linf", scale=scale)
 

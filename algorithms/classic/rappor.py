@@ -57,6 +57,7 @@ from typing import ClassVar
 import numpy as np
 
 from ._validation import check_n, check_positive_int
+from ..noise import bernoulli
 
 __all__ = ["Rappor", "OneTimeRappor", "RapporBase", "murmur3_32", "bloom_bits", "as_value"]
 
@@ -182,11 +183,11 @@ class RapporBase:
         """``n`` independent reports on the value ``x``: bit ``j`` is 1 with probability ``q1`` where the Bloom
         filter is set and ``q0`` elsewhere, independently over bits and runs -- the law of the randomized-response
         steps run one after the other with a fresh permanent response per run (module docstring), drawn with one
-        uniform per bit."""
+        Bernoulli per bit (:func:`algorithms.noise.bernoulli`, the law of ``rng.random(shape) < p``)."""
         n = check_n(n)
         q1, q0 = self.report_probabilities()
         p_one = np.where(self.bloom_filter(x) == 1, q1, q0)
-        return (rng.random((n, p_one.shape[0])) < p_one).view(np.int8)
+        return bernoulli(rng, p_one, (n, p_one.shape[0])).view(np.int8)
 
     def log_density(self, x: object, out: np.ndarray) -> np.ndarray:
         """Exact log pmf of each row of ``out`` (shape ``(m, filter_size)``) under the value ``x``; −inf for rows
