@@ -255,6 +255,17 @@ def test_prefix_sum_law() -> None:
     assert val == pytest.approx(1.0, abs=1e-8)
 
 
+@pytest.mark.parametrize("n", [1, 16_384, 40_000])
+def test_prefix_sum_is_the_cumsum_of_its_noisy_answers(n: int) -> None:
+    """The blockwise running sums are np.cumsum of the noisy answers (the same additions in the same order: equal
+    bit for bit), on fewer rows than a block, exactly one block and several with a partial last one."""
+    from algorithms.noise import laplace_noise
+    x = np.array([0.5, -3.0, 2.0, 7.25, 1.0])
+    out = PrefixSum(0.1)(x, n, np.random.default_rng(12))
+    noisy = x + laplace_noise(np.random.default_rng(12), 10.0, (n, 5))
+    np.testing.assert_array_equal(out, np.cumsum(noisy, axis=1))
+
+
 def _loss_check(mech: Any, x0: Any, x1: Any, extreme: np.ndarray, expected: float, seed: int) -> None:
     """Sampled losses never exceed ``expected`` (in absolute value); the constructed ``extreme`` output attains it."""
     sample = mech(x0, 20_000, np.random.default_rng(seed))
