@@ -102,7 +102,10 @@ def bernoulli(rng: np.random.Generator, p: float | np.ndarray, shape: tuple[int,
     if prob.ndim > len(shape):
         raise ValueError(f"bernoulli: probabilities of shape {prob.shape} do not broadcast to {shape}")
     # the thresholds over the trailing axes (small); an entry's flat index modulo their size finds its own
-    lo = np.broadcast_to(lo, shape[len(shape) - prob.ndim:]).reshape(-1)
+    try:
+        lo = np.broadcast_to(lo, shape[len(shape) - prob.ndim:]).reshape(-1)
+    except ValueError:
+        raise ValueError(f"bernoulli: probabilities of shape {prob.shape} do not broadcast to {shape}") from None
     size = math.prod(shape)
     high = rng.bit_generator.random_raw((size + 7) // 8).view(np.uint8)[:size].reshape(shape)
     out = high < hi.astype(np.uint8)

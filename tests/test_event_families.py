@@ -302,6 +302,12 @@ def test_linear_score_in_blocks_is_the_score_of_each_row():
         np.testing.assert_allclose(score(o), want, rtol=1e-12, atol=0)
         if n > 3:
             assert score(o)[3] == np.inf
+    # a scale so small that coef / scale overflows: the score centres each entry first, as the formula says
+    tiny = LinearScore((0.0, 1.0), (1e-320, 1.0), (2.0, -1.0), 0.5)
+    o = np.array([[0.0, 3.0], [1e-318, 1.0], [-1e-319, -2.0]])
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        want = ((o - np.array(tiny.mean)) / np.array(tiny.scale)) @ np.array(tiny.coef) + tiny.intercept
+    np.testing.assert_allclose(tiny(o), want, rtol=1e-12, atol=0)
 
 
 def test_learned_score_fits_the_rows_the_concatenation_would_give():

@@ -285,6 +285,8 @@ def test_bernoulli_per_column_probabilities_and_edges() -> None:
         bernoulli(np.random.default_rng(0), [0.5, 1.5], (2, 2))
     with pytest.raises(ValueError, match="broadcast"):
         bernoulli(np.random.default_rng(0), np.full((2, 2), 0.5), 4)
+    with pytest.raises(ValueError, match="broadcast"):
+        bernoulli(np.random.default_rng(0), np.full(3, 0.5), (2, 4))
 
 
 @pytest.mark.parametrize("m", [1, 2, 5, 40, 300])

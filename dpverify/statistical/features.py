@@ -4,6 +4,7 @@ row (sum, max, min, argmax), a learned linear score, the lowest set bit of a dou
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Protocol, Sequence
 
@@ -215,9 +216,11 @@ class LinearScore:
         # (6x faster on 20 byte columns).  The scores move by rounding only (absolute error about ulp(o)·|w| either
         # way: the centring's own error in the original form), and one event's scores come from this one function
         # in both phases
+        mean, scale, coef = (np.asarray(t, dtype=np.float64) for t in (self.mean, self.scale, self.coef))
         with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
-            w = np.asarray(self.coef, dtype=np.float64) / np.asarray(self.scale, dtype=np.float64)
-            c = float(self.intercept) - float(np.asarray(self.mean, dtype=np.float64) @ w)
+            w = coef / scale
+            c = float(self.intercept) - float(mean @ w)
+        folded = bool(np.isfinite(w).all()) and math.isfinite(c)   # else (a scale near 0) centre first, per entry
         s = np.empty(len(v))
         # in blocks of rows, so that the temporaries stay in cache (the same arithmetic, row by row); integer rows
         # converted to float64 block by block, never as a whole copy (finite: no check)
@@ -226,9 +229,7 @@ class LinearScore:
             if not integers and not np.isfinite(b).all():
                 b = np.where(np.isfinite(b), b, np.where(np.isnan(b), 0.0, np.sign(b) * 1e300))
             with np.errstate(over="ignore", invalid="ignore"):
-                s[start:start + _BLOCK] = b @ w
-        with np.errstate(over="ignore", invalid="ignore"):
-            s += c
+                s[start:start + _BLOCK] = b @ w + c if folded else ((b - mean) / scale) @ coef + self.intercept
         return np.where(np.isnan(s), np.inf, s)
 
 
