@@ -80,16 +80,17 @@ _DOUBLE_BITS = 53
 _LOW_BITS = _DOUBLE_BITS - 8
 
 
-def bernoulli(rng: np.random.Generator, p: float | np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
+def bernoulli(rng: np.random.Generator, p: float | np.ndarray, shape: int | tuple[int, ...]) -> np.ndarray:
     """A boolean array of ``shape``, entry ``i`` true with probability ``p[i]`` (``p`` broadcast to ``shape``'s
     trailing axes), independently: exactly the law of ``rng.random(shape) < p``.
 
     ``rng.random`` is ``U = K·2^-53`` with ``K`` uniform on 53 bits, so ``U < p`` holds iff ``K < T = ⌈p·2^53⌉``
-    (``p·2^53`` is exact in floating point): probability ``T/2^53``.  Here ``K = H·2^45 + L`` is drawn lazily: the
-    high byte ``H`` for every entry (raw bytes of ``rng.bit_generator``), compared with ``T``'s high byte; only where they tie
-    (probability 1/256) are the 45 low bits ``L`` drawn and compared with ``T``'s -- the same probability
-    ``T_hi/256 + (1/256)·T_lo/2^45 = T/2^53``, about 4x less CPU than ``rng.random`` (one byte of the random stream
-    per entry instead of eight), and a different stream for the same seed (same law).
+    (``p·2^53`` is exact in floating point): probability ``T/2^53``.  Here ``K = H·2^45 + L`` is drawn lazily:
+    the high byte ``H`` for every entry (raw bytes of ``rng.bit_generator``), compared with ``T``'s high byte; only
+    where they tie (probability 1/256) are the 45 low bits ``L`` drawn and compared with ``T``'s -- the same probability
+    ``T_hi/256 + (1/256)·T_lo/2^45 = T/2^53``, about 2.5x less CPU than ``rng.random(shape) < p`` (one byte of the
+    random stream per entry instead of eight: 28 against 77 ms for 1,000,000 rows of 20 columns), and a different
+    stream for the same seed (same law).
     """
     prob = np.asarray(p, dtype=np.float64)
     if np.any(~((prob >= 0.0) & (prob <= 1.0))):

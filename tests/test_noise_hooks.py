@@ -137,9 +137,10 @@ LEGACY_DIGESTS = {
 
 #: Mechanisms whose sampler was later made cheaper with the same output law but another random stream (Laplace
 #: draws from :func:`algorithms.noise.laplace_noise`; SVT query noise drawn only for the runs still answering;
-#: report-noisy-max's noise stored query by query): the sha256 prefix of that stream.  Their law is tested in the mechanism's own test file (test_classic_mechanisms.py,
-#: test_broken_mechanisms.py, test_public_suite_mechanisms.py: exact SVT pattern probabilities, Laplace KS tests,
-#: report-noisy-max pmfs) and the Laplace draws by test_laplace_noise_law below.
+#: report-noisy-max's noise stored query by query): the sha256 prefix of that stream.  Their law is tested in the
+#: mechanism's own test file (test_classic_mechanisms.py, test_broken_mechanisms.py, test_public_suite_mechanisms.py:
+#: exact SVT pattern probabilities, Laplace KS tests, report-noisy-max pmfs) and the Laplace draws by
+#: test_laplace_noise_law below.
 RESAMPLED_DIGESTS = {
     "laplace": "4d060354aa269946",
     "laplace-half-noise": "1672e43238ba427c",
