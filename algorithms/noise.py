@@ -78,6 +78,8 @@ def laplace_noise(rng: np.random.Generator, scale: float, size: int | tuple[int,
 _DOUBLE_BITS = 53
 #: low bits of the 53 that :func:`bernoulli` draws only for the draws whose first byte ties with the threshold's
 _LOW_BITS = _DOUBLE_BITS - 8
+#: entries per row of :func:`bernoulli`'s comparisons (whole blocks of the probabilities' trailing axes)
+_TILE = 4096
 
 
 def bernoulli(rng: np.random.Generator, p: float | np.ndarray, shape: int | tuple[int, ...]) -> np.ndarray:
@@ -88,8 +90,8 @@ def bernoulli(rng: np.random.Generator, p: float | np.ndarray, shape: int | tupl
     (``p·2^53`` is exact in floating point): probability ``T/2^53``.  Here ``K = H·2^45 + L`` is drawn lazily:
     the high byte ``H`` for every entry (raw bytes of ``rng.bit_generator``), compared with ``T``'s high byte; only
     where they tie (probability 1/256) are the 45 low bits ``L`` drawn and compared with ``T``'s -- the same probability
-    ``T_hi/256 + (1/256)·T_lo/2^45 = T/2^53``, about 2.5x less CPU than ``rng.random(shape) < p`` (one byte of the
-    random stream per entry instead of eight: 28 against 77 ms for 1,000,000 rows of 20 columns), and a different
+    ``T_hi/256 + (1/256)·T_lo/2^45 = T/2^53``, about 5x less CPU than ``rng.random(shape) < p`` (one byte of the
+    random stream per entry instead of eight: 15 against 77 ms for 1,000,000 rows of 20 columns), and a different
     stream for the same seed (same law).
     """
     prob = np.asarray(p, dtype=np.float64)
@@ -104,17 +106,27 @@ def bernoulli(rng: np.random.Generator, p: float | np.ndarray, shape: int | tupl
         raise ValueError(f"bernoulli: probabilities of shape {prob.shape} do not broadcast to {shape}")
     # the thresholds over the trailing axes (small); an entry's flat index modulo their size finds its own
     try:
-        lo = np.broadcast_to(lo, shape[len(shape) - prob.ndim:]).reshape(-1)
+        trailing = shape[len(shape) - prob.ndim:]
+        lo, hi = (np.broadcast_to(a, trailing).reshape(-1) for a in (lo, hi.astype(np.uint8)))
     except ValueError:
         raise ValueError(f"bernoulli: probabilities of shape {prob.shape} do not broadcast to {shape}") from None
     size = math.prod(shape)
-    high = rng.bit_generator.random_raw((size + 7) // 8).view(np.uint8)[:size].reshape(shape)
-    out = high < hi.astype(np.uint8)
-    tie = np.flatnonzero(high == hi.astype(np.uint8))
+    high = rng.bit_generator.random_raw((size + 7) // 8).view(np.uint8)[:size]
+    out, tied = np.empty(size, dtype=np.bool_), np.empty(size, dtype=np.bool_)
+    # the comparisons on rows of several trailing blocks against the thresholds repeated as often (a long inner loop
+    # instead of one per short block: 4-5x faster on 20 columns), the remaining blocks as they are
+    t = hi.size
+    reps = max(1, _TILE // t)
+    head = size // (t * reps) * (t * reps)
+    for part, thresholds in ((slice(0, head), np.tile(hi, reps)), (slice(head, size), hi)):
+        width = thresholds.size
+        np.less(high[part].reshape(-1, width), thresholds, out=out[part].reshape(-1, width))
+        np.equal(high[part].reshape(-1, width), thresholds, out=tied[part].reshape(-1, width))
+    tie = np.flatnonzero(tied)
     if tie.size:
         low = rng.bit_generator.random_raw(tie.size) >> np.uint64(64 - _LOW_BITS)
-        out.reshape(-1)[tie] = low < lo[tie % lo.size]
-    return out
+        out[tie] = low < lo[tie % lo.size]
+    return out.reshape(shape)
 
 
 def _check(step: str, sensitivity: Any, norm: str, kind: str | None = None) -> None:

@@ -290,6 +290,26 @@ def test_bernoulli_per_column_probabilities_and_edges() -> None:
         bernoulli(np.random.default_rng(0), np.full(3, 0.5), (2, 4))
 
 
+@pytest.mark.parametrize("shape", [(1001, 7), (3, 4096), (5000,), (20, 3, 50)])
+def test_bernoulli_is_its_definition_on_the_raw_stream(shape: tuple[int, ...]) -> None:
+    """bernoulli's tiled comparisons (whole rows of repeated thresholds, then the blocks left over) give, entry by
+    entry, the outcome of its definition on the same raw stream: the first byte below the threshold's, or equal to
+    it and the 45 low bits (drawn for the ties in order) below the threshold's own."""
+    p = np.random.default_rng(9).random(shape[1:]) if len(shape) > 1 else 0.37
+    got = bernoulli(np.random.default_rng(31), p, shape)
+    bits = np.random.default_rng(31).bit_generator
+    size = math.prod(shape)
+    high = bits.random_raw((size + 7) // 8).view(np.uint8)[:size].reshape(shape)
+    t = np.ceil(np.ldexp(np.broadcast_to(p, shape), 53)).astype(np.uint64)
+    t_hi = np.minimum(t >> np.uint64(45), np.uint64(255))
+    t_lo = t - (t_hi << np.uint64(45))
+    want = high < t_hi
+    tie = high == t_hi
+    assert tie.any()
+    want[tie] = (bits.random_raw(int(tie.sum())) >> np.uint64(19)) < t_lo[tie]
+    np.testing.assert_array_equal(got, want)
+
+
 @pytest.mark.parametrize("m", [1, 2, 5, 40, 300])
 def test_first_argmax_is_numpys_argmax(m: int) -> None:
     """first_argmax equals np.argmax along the rows (first of tied maxima) on column-stored noisy answers, ties
