@@ -282,6 +282,7 @@ def test_bernoulli_per_column_probabilities_and_edges() -> None:
     np.testing.assert_array_equal(x, bernoulli(np.random.default_rng(3), p, (200_000, 5)))
     assert bernoulli(np.random.default_rng(0), 0.5, 7).shape == (7,)
     assert bernoulli(np.random.default_rng(0), 0.5, (0, 3)).shape == (0, 3)
+    assert bernoulli(np.random.default_rng(0), np.zeros(0), (4, 0)).shape == (4, 0)
     with pytest.raises(ValueError, match=r"\[0, 1\]"):
         bernoulli(np.random.default_rng(0), [0.5, 1.5], (2, 2))
     with pytest.raises(ValueError, match="broadcast"):
