@@ -363,7 +363,9 @@ def sampler_cases() -> list[tuple[str, Callable[[], Any], Any, Callable[[np.rand
     from algorithms.classic.histogram import Histogram
     from algorithms.classic.laplace import Laplace
     from algorithms.classic.noisy_max import ReportNoisyMax
+    from algorithms.classic.prefix_sum import PrefixSum
     from algorithms.classic.randomized_response import RandomizedResponse
+    from algorithms.classic.rappor import OneTimeRappor, Rappor
     from algorithms.classic.sparse_vector import SparseVector
     from algorithms.classic.truncated_geometric import TruncatedGeometric
     five, ten = np.zeros(5), np.ones(10)
@@ -389,6 +391,12 @@ def sampler_cases() -> list[tuple[str, Callable[[], Any], Any, Callable[[np.rand
          lambda g, n: g.laplace(0.0, 1.0, (n, 11)), "`laplace((n, 11))`"),
         ("ClippedSum(0.1, [0, 1]), 3 records", lambda: ClippedSum(0.1, lower=0.0, upper=1.0),
          np.array([0.5, 0.2, 0.9]), lambda g, n: g.laplace(0.0, 10.0, n), "`laplace(n)`"),
+        ("PrefixSum(0.1), 10 queries", lambda: PrefixSum(0.1), ten, lambda g, n: g.laplace(0.0, 10.0, (n, 10)),
+         "`laplace((n, 10))`"),
+        ("Rappor(), 20 bits (DP-Sniper's)", lambda: Rappor(), 1, lambda g, n: g.random((n, 20)) < 0.5,
+         "`random((n, 20)) < p`"),
+        ("OneTimeRappor(f=0.95), 20 bits", lambda: OneTimeRappor(f=0.95, n_hashes=4, filter_size=20), 1,
+         lambda g, n: g.random((n, 20)) < 0.5, "`random((n, 20)) < p`"),
     ]
 
 
