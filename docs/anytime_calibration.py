@@ -54,6 +54,9 @@ CASES = (
     ("Laplace ε=0.5, pair (0, 1)", Laplace(epsilon=0.5), [(0.0, 1.0)], 0.5),
     ("Geometric ε=0.5, pair (0, 1)", Geometric(epsilon=0.5), [(0, 1)], 0.5),
     ("Randomized response ε=1, k=2", RandomizedResponse(epsilon=1.0, k=2), [(0, 1)], 1.0),
+    # three pairs over four inputs: the pairs that share an input share its stream (dpverify.execution.sources)
+    ("Laplace ε=0.5, pairs (0, 1), (0, −1), (1, 2)", Laplace(epsilon=0.5), [(0.0, 1.0), (0.0, -1.0), (1.0, 2.0)],
+     0.5),
 )
 
 

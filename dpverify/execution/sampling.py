@@ -76,6 +76,15 @@ class Task:
     nan_policy: str
     events: tuple[Any, ...] | None = None  # test phase: count these events instead of returning outputs
     hashes: bool = False                   # atom sweep: return one 64-bit hash per output row instead
+    #: ``(pair index, side)`` whose seeds this batch uses when not its own: the first pair with an equal input
+    #: (:func:`dpverify.execution.sources.stream_sources`), so that pairs sharing an input share its outputs
+    source: tuple[int, int] | None = None
+
+    @property
+    def seed_key(self) -> tuple[int, int, int, int]:
+        """The spawn key of this batch's generator: ``(phase, pair, side, batch)`` of its source."""
+        i, side = self.source if self.source is not None else (self.pair_index, self.side)
+        return self.phase, i, side, self.batch
 
     def where(self) -> str:
         return f"input x{self.side} of pair {self.pair_index} ('{self.pair_label}')"
@@ -214,7 +223,7 @@ def run_task(task: Task) -> tuple[Any, Signature]:
 
 
 def _sample(task: Task) -> tuple[Any, Signature]:
-    seq = np.random.SeedSequence(task.entropy, spawn_key=(task.phase, task.pair_index, task.side, task.batch))
+    seq = np.random.SeedSequence(task.entropy, spawn_key=task.seed_key)
     rng = np.random.Generator(np.random.PCG64(seq))
     try:
         raw = task.mechanism(task.x, task.n, rng)

@@ -44,7 +44,10 @@ Waudby-Smith & Ramdas, "Estimating means of bounded random variables by betting"
 predictable: it uses data before the batch only).  The audit's wealth is a *portfolio*: at each checkpoint the
 whole wealth is split over the new finalists in proportion to their expected growth (weights chosen from past data:
 a rebalanced average of test supermartingales on one filtration is again one), and it stays idle (unchanged) while
-no candidate has a positive expected growth.  The audit stops with a violation when the wealth at the claimed
+no candidate has a positive expected growth.  (Pairs that share an input share its stream,
+:mod:`dpverify.execution.sources`: the filtration is that of every distinct input's stream, each pair's factor is a
+supermartingale factor on it as before -- its two inputs' rows are still fresh independent draws -- and the average
+needs no independence between pairs.)  The audit stops with a violation when the wealth at the claimed
 ``eps`` reaches ``1/alpha``.
 
 **The ε lower bound.**  The same events, weights and bets define a wealth ``E_t(eps')`` for every ``eps'`` of a

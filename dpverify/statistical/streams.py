@@ -7,8 +7,9 @@ search needs every pair's last ``cap`` outputs per input.  Both are computed whe
 
 * :class:`PairStream` -- one pair's kept batches (the last ``cap`` outputs per input);
 * :class:`StreamLane` -- the streams of some pairs with the mechanism and their inputs: it draws a batch of each
-  (seeded by the batch's coordinates, as every batch of an audit), checks it, keeps it and counts the finalists'
-  events on it, and runs the checkpoint's search on its streams;
+  (seeded by the batch's coordinates, as every batch of an audit; an input an earlier pair has too by that pair's,
+  :mod:`dpverify.execution.sources`, and drawn once for all of the lane's pairs that have it), checks it, keeps it
+  and counts the finalists' events on it, and runs the checkpoint's search on its streams;
 * :class:`Streams` -- the audit's side.  It starts with one lane in this process; once that has taken
   :data:`LANE_SECONDS` (or, within a checkpoint's search, once the pairs left are projected to take
   :data:`MOVE_SEARCH_SECONDS` here) and there are several pairs and workers, it sends each worker process of the
@@ -35,15 +36,16 @@ import numpy as np
 from numpy.typing import NDArray
 
 from dpverify.errors import DPVerifyError, MechanismError
-from dpverify.execution.sampling import (TEST_PHASE, BatchOutput, BatchTiming, Signature, Task, WorkerPool, run_batch,
-                                         single_threaded_libraries)
+from dpverify.execution.sampling import (NO_TIME, TEST_PHASE, BatchOutput, BatchTiming, Signature, Task, WorkerPool,
+                                         run_batch, single_threaded_libraries)
+from dpverify.execution.sources import Source, stream_sources
 from dpverify.neighbours import Pair
 from dpverify.statistical.anchors import input_anchors
 from dpverify.statistical.contract import check_batches_distinct
 from dpverify.statistical.search import Candidate, SearchSettings
 
 __all__ = ["PairStream", "StreamLane", "Streams", "Drawn", "Found", "StreamSearch", "joint_counts", "search_stream",
-           "LANE_SECONDS", "MOVE_SEARCH_SECONDS"]
+           "shared_batch", "reused", "LANE_SECONDS", "MOVE_SEARCH_SECONDS"]
 
 #: seconds of draws and searches in this process after which an audit with several pairs and workers moves its
 #: lanes to the worker processes (starting them and sending the streams costs a few hundredths of a second)
@@ -147,6 +149,20 @@ class Drawn:
     error: DPVerifyError | None = None
 
 
+def shared_batch(task: Task, shared: dict[tuple[int, int, int, int], BatchOutput]) -> BatchOutput:
+    """``run_batch(task)``, or the batch of the same source drawn before (``shared``, by seed) with no time of its
+    own: an input several pairs share is drawn once per lane."""
+    if task.seed_key in shared:
+        return reused(shared[task.seed_key], False)
+    out = shared[task.seed_key] = run_batch(task)
+    return out
+
+
+def reused(out: BatchOutput, first: bool) -> BatchOutput:
+    """``out`` as the first pair with its source reads it, or as a later one (its draw's time counted once)."""
+    return out if first else dataclasses.replace(out, timing=NO_TIME)
+
+
 def signature_error(got: Signature, where: str, expected: Signature) -> MechanismError:
     """The error of outputs whose shape or dtype differs from the first batch's."""
     return MechanismError(
@@ -158,8 +174,12 @@ class StreamLane:
     """The streams of the pairs ``pairs`` (index -> pair) of one audit: draws, checks, keeps and counts their batches
     and searches them (see the module docstring)."""
 
-    def __init__(self, mechanism: Any, pairs: dict[int, Pair], entropy: int, nan_policy: str, cap: int) -> None:
+    def __init__(self, mechanism: Any, pairs: dict[int, Pair], entropy: int, nan_policy: str, cap: int,
+                 sources: dict[int, tuple[Source, Source]] | None = None) -> None:
         self.mechanism, self.pairs, self.entropy, self.nan_policy = mechanism, dict(pairs), entropy, nan_policy
+        # the seeds of each pair's two streams (dpverify.execution.sources): a pair sharing an input with an earlier
+        # one draws it with that pair's seeds, so the lane draws it once for both
+        self.sources = {i: (sources or {}).get(i, ((i, 0), (i, 1))) for i in self.pairs}
         self.streams = {i: PairStream(cap) for i in self.pairs}
         # each pair's anchored thresholds (dpverify.statistical.anchors), read off its inputs once
         self.anchors = {i: input_anchors(p.x0, p.x1) for i, p in self.pairs.items()}
@@ -167,14 +187,16 @@ class StreamLane:
     def part(self, indices: Sequence[int]) -> "StreamLane":
         """A lane of the pairs ``indices`` only, with their streams so far."""
         lane = StreamLane(self.mechanism, {i: self.pairs[i] for i in indices}, self.entropy, self.nan_policy,
-                          next(iter(self.streams.values())).cap if self.streams else 1)
+                          next(iter(self.streams.values())).cap if self.streams else 1,
+                          {i: self.sources[i] for i in indices})
         lane.streams = {i: self.streams[i] for i in indices}
         return lane
 
     def tasks(self, i: int, b: int, m: int) -> list[Task]:
         """Batch ``b`` (``m`` outputs per input) of pair ``i``: a task per input."""
         p = self.pairs[i]
-        return [Task(self.mechanism, x, m, self.entropy, TEST_PHASE, i, side, b, p.label, self.nan_policy)
+        return [Task(self.mechanism, x, m, self.entropy, TEST_PHASE, i, side, b, p.label, self.nan_policy,
+                     source=self.sources[i][side])
                 for side, x in ((0, p.x0), (1, p.x1))]
 
     def draw(self, b: int, m: int, bets: dict[int, list[tuple[int, Any]]], check_distinct: bool,
@@ -184,9 +206,10 @@ class StreamLane:
         batches so far are not repeats of each other) and counted for the finalists ``bets[i]`` (``(direction,
         event)`` of pair ``i``)."""
         out: dict[int, Drawn] = {}
+        shared: dict[tuple[int, int, int, int], BatchOutput] = {}     # this batch of each source drawn here
         for i in self.pairs:
             try:
-                outs = drawn[i] if drawn is not None else [run_batch(t) for t in self.tasks(i, b, m)]
+                outs = drawn[i] if drawn is not None else [shared_batch(t, shared) for t in self.tasks(i, b, m)]
                 for t, o in zip(self.tasks(i, b, m), outs):
                     if expected is None:               # the first batch: its first output fixes the signature
                         expected = o.signature
@@ -241,7 +264,8 @@ class Streams:
     def __init__(self, mechanism: Any, pairs: Sequence[Pair], entropy: int, nan_policy: str, cap: int,
                  pool: WorkerPool) -> None:
         self.n_pairs = len(pairs)
-        self.local: StreamLane | None = StreamLane(mechanism, dict(enumerate(pairs)), entropy, nan_policy, cap)
+        self.local: StreamLane | None = StreamLane(mechanism, dict(enumerate(pairs)), entropy, nan_policy, cap,
+                                                   dict(enumerate(stream_sources(pairs))))
         self.pool = pool
         self.token = f"{os.getpid()}-{next(_TOKENS)}"
         self.lanes: list[Any] = []               # worker lanes (executors) once moved; pair i on lanes[i % len]
@@ -304,7 +328,11 @@ class Streams:
         drawn = None
         if self.pool.remote:
             tasks = [t for i in range(self.n_pairs) for t in self.local.tasks(i, b, m)]
-            outs = self.pool.run(tasks, fn=run_batch)
+            unique: dict[tuple[int, int, int, int], Task] = {}     # each source's batch once (its first pair's task)
+            for t in tasks:
+                unique.setdefault(t.seed_key, t)
+            got = dict(zip(unique, self.pool.run(list(unique.values()), fn=run_batch)))
+            outs = [reused(got[t.seed_key], unique[t.seed_key] is t) for t in tasks]
             drawn = {i: outs[2 * i: 2 * i + 2] for i in range(self.n_pairs)}
         got = self._received([self.local.draw(b, m, bets, check_distinct, expected, drawn)])
         self.spent += time.perf_counter() - t0
