@@ -250,6 +250,7 @@ def run_dpverify(ids: Iterable[str], mode: str, seed: int, workers: int = WORKER
         ladder = (o.details or {}).get("anytime") or {}
         out[eid] = {"stages": len(ladder.get("rounds", [])), "planned_stages": ladder.get("planned_rounds"),
                     "samples_to_verdict": ladder.get("samples_to_verdict"), "n_pairs": ladder.get("n_pairs"),
+                    "n_streams": ladder.get("n_streams"),
                     "outcome": o.outcome, "violation": o.outcome == "violation", "expect": entry.expect,
                     "bound": float(o.epsilon_lower_bound) if o.epsilon_lower_bound is not None else math.nan,
                     "seconds": float(o.seconds), "samples": o.samples, "search_samples": o.search_samples,
@@ -324,15 +325,16 @@ def statdp_outputs(peer: Peer, budget: Budget) -> tuple[int, int]:
 def per_output_rows(passes: Sequence[str], dv: dict[str, dict[str, Any]], sd_results: dict[str, Any],
                     budget: Budget) -> list[str]:
     """Table rows comparing the two tools per output drawn on the mechanisms dpverify passes (where both spend their
-    whole budgets): dpverify's pairs and outputs (every pair's stream to the end), StatDP's (:func:`statdp_outputs`),
-    each tool's verdict time per million outputs and their ratio."""
+    whole budgets): dpverify's pairs and outputs (the stream of every distinct input of its pairs to the end: pairs
+    that share an input share its stream), StatDP's (:func:`statdp_outputs`), each tool's verdict time per million
+    outputs and their ratio."""
     peers = {p.entry: p for p in PEERS}
     rows = []
     for e in passes:
         v, sd = dv.get(e, {}), sd_results.get(e)
         if sd is None or not v.get("n_pairs") or not v.get("samples_to_verdict") or e not in peers:
             continue
-        d_out = 2 * int(v["n_pairs"]) * int(v["samples_to_verdict"])
+        d_out = int(v.get("n_streams") or 2 * int(v["n_pairs"])) * int(v["samples_to_verdict"])
         s_pairs, s_out = statdp_outputs(peers[e], budget)
         d_rate, s_rate = v["seconds"] / d_out * 1e6, sd["verdict_seconds"] / s_out * 1e6
         rows.append(f"| `{e}` | {v['n_pairs']}, {d_out / 1e6:.1f} M, {v['seconds']:.2f} s, {d_rate:.2f} s "
@@ -539,8 +541,9 @@ def report(command: str, budget: Budget, seed: int, dp: dict[str, dict[str, Any]
         per_output = per_output_rows(passes, dv, sd_results, budget)
         if per_output:
             L.append("On those passes, per output drawn (both tools to the end of their budgets; dpverify's stream "
-                     "runs on every pair of the catalogue entry, StatDP's event selection on every pair of its "
-                     "patterns and its test on the pair it selected, both inputs of each counted):")
+                     "runs on every distinct input of the catalogue entry's pairs (pairs that share an input share "
+                     "its stream), StatDP's event selection on every pair of its patterns and its test on the pair "
+                     "it selected, both inputs of each counted):")
             L.append("")
             L.append("| Mechanism | dpverify: pairs, outputs, verdict time, s per M outputs | StatDP: pairs, outputs, "
                      "verdict time, s per M outputs | dpverify's outputs / StatDP's | time per output, StatDP / "
@@ -562,7 +565,8 @@ def report(command: str, budget: Budget, seed: int, dp: dict[str, dict[str, Any]
                  f"warm-up {fmt_time(sd['warmup'] or 0.0)} (not counted); the whole StatDP half took "
                  f"{sd['seconds']:.0f} s. dpverify, {WORKERS} workers: the verdict by the anytime-valid audit "
                  f"(`dpverify run --sequential`: a betting test martingale on one stream of at most "
-                 f"{budget.detect_iterations:,} outputs per input and pair, StatDP's test budget, its events "
+                 f"{budget.detect_iterations:,} outputs per input, StatDP's test budget, shared by the pairs that "
+                 "share an input, its events "
                  "re-searched on the stream so far at doubling checkpoints, stopping at the first batch where the "
                  f"evidence certifies a violation); the bound by the catalogue entry with its `{budget.mode}` "
                  "budget; each half after one untimed warm-up run at a tiny budget (dpverify: of every entry, for its "

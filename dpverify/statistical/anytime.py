@@ -86,6 +86,7 @@ from numpy.typing import NDArray
 from dpverify._validation import check_count, check_real, counted, root_entropy
 from dpverify.errors import InputError
 from dpverify.execution.sampling import BatchTiming, Mechanism, Signature, WorkerPool, resolve_workers, run_batch
+from dpverify.execution.sources import stream_sources
 from dpverify.jsonsafe import json_float
 from dpverify.neighbours import Pair, as_pairs
 from dpverify.results import Measured, PrivacyClaim, ViolationVerdict
@@ -136,7 +137,9 @@ class AnytimeResult(ViolationVerdict):
     docstring); ``violation``: the wealth at the claimed ε reached ``1/alpha`` (then the bound is at least ε).
     ``samples``: the budget, outputs per input of the stream; ``samples_to_verdict``: the outputs per input drawn
     (the whole stream up to the stopping batch, the searched outputs among them); ``test_samples``: those drawn after
-    the first checkpoint, while bets were placed; ``search_samples``: those before it.  ``witness``: the finalist
+    the first checkpoint, while bets were placed; ``search_samples``: those before it.  ``n_streams``: the streams
+    drawn, one per distinct input of the pairs (:mod:`dpverify.execution.sources`; ``2 n_pairs`` when no two pairs
+    share an input), so ``n_streams * samples_to_verdict`` outputs in all.  ``witness``: the finalist
     holding the largest share of the claim tier's wealth at the end, with its counts in its epoch
     (``witness.test.samples`` outputs per input) and the audit's bound; its ``p_num_low`` / ``p_den_high`` are NaN
     (the test martingale bounds ε directly, not the two probabilities).
@@ -154,6 +157,7 @@ class AnytimeResult(ViolationVerdict):
     samples_to_verdict: int
     test_samples: int
     n_pairs: int
+    n_streams: int
     output_kind: str
     seed: int
     seconds: float
@@ -210,7 +214,8 @@ class AnytimeResult(ViolationVerdict):
             "rounds": [r.to_dict() for r in self.rounds], "planned_rounds": self.planned_rounds,
             "samples": self.samples, "samples_to_verdict": self.samples_to_verdict,
             "test_samples": self.test_samples, "search_samples": self.search_samples,
-            "stopped_early": self.stopped_early, "n_pairs": self.n_pairs, "output_kind": self.output_kind,
+            "stopped_early": self.stopped_early, "n_pairs": self.n_pairs, "n_streams": self.n_streams,
+            "output_kind": self.output_kind,
             "seed": self.seed, "seconds": self.seconds, "workers": self.workers, "notes": list(self.notes),
             "loss_histogram": self.loss_histogram, "reproducible": self.reproducible,
             "library": None if self.library is None else self.library.to_dict(),
@@ -460,6 +465,7 @@ def audit_anytime(
         violation=violated, epsilon_lower_bound=lb, epsilon=epsilon, delta=delta, alpha=alpha, witness=witness,
         rounds=tuple(rounds), planned_rounds=len(checkpoints), samples=samples, samples_to_verdict=position,
         test_samples=bet_on, n_pairs=len(pair_list), output_kind="/".join(sorted(kinds)), seed=entropy,
+        n_streams=len({source for two in stream_sources(pair_list) for source in two}),
         seconds=seconds, workers=workers_used, notes=tuple(notes),
         loss_histogram=histogram,
         reproducible=reproducible, library=library)

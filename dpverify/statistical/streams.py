@@ -114,12 +114,15 @@ class PairStream:
     def __init__(self, cap: int) -> None:
         self.cap = cap
         self.batches: tuple[list[tuple[int, NDArray]], list[tuple[int, NDArray]]] = ([], [])
+        self.held = [0, 0]          # outputs in the kept batches of each input
 
     def add(self, side: int, b: int, out: NDArray) -> None:
         kept = self.batches[side]
         kept.append((b, out))
-        while len(kept) > 2 and sum(len(a) for _, a in kept[1:-1]) >= self.cap:
-            kept.pop(0)
+        self.held[side] += len(out)
+        # drop the oldest while the batches between it and the newest hold the cap
+        while len(kept) > 2 and self.held[side] - len(kept[0][1]) - len(kept[-1][1]) >= self.cap:
+            self.held[side] -= len(kept.pop(0)[1])
 
     def arrays(self, side: int, upto: int | None = None) -> list[NDArray]:
         """The kept batches of input ``side`` numbered below ``upto`` (all without it)."""
