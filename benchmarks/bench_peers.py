@@ -295,8 +295,9 @@ def ratio(a: float | None, b: float | None) -> float:
 
 def compare(dp: dict[str, Any], sd: dict[str, Any] | None, dv: dict[str, Any] | None = None) -> dict[str, Any]:
     """One mechanism's row: speed ratios (StatDP / dpverify), bounds, and whether the goal is met
-    (StatDP verdict time ≥ 10× dpverify's and dpverify's bound ≥ StatDP's).  ``dp`` is dpverify's audit at its
-    own budget (the bound), ``dv`` its verdict run (default: ``dp`` too)."""
+    (StatDP verdict time ≥ 10× dpverify's, dpverify's bound ≥ StatDP's, and dpverify's verdict the expected one
+    when ``dv`` says which: a fast wrong verdict meets no goal).  ``dp`` is dpverify's audit at its own budget (the
+    bound), ``dv`` its verdict run (default: ``dp`` too)."""
     dv = dp if dv is None else dv
     row: dict[str, Any] = {"dp_seconds": dp["seconds"], "dp_bound": dp["bound"], "dp_violation": dp["violation"],
                            "dv_seconds": dv["seconds"], "dv_violation": dv["violation"]}
@@ -308,7 +309,9 @@ def compare(dp: dict[str, Any], sd: dict[str, Any] | None, dv: dict[str, Any] | 
     row["speed"] = ratio(sd["verdict_seconds"], dv["seconds"])
     row["speed_bound"] = ratio(sd["bound_seconds"], dp["seconds"])
     row["tighter"] = dp["bound"] >= sd["bound"]
-    row["goal"] = bool(row["speed"] >= SPEED_GOAL and row["tighter"])
+    expect = dv.get("expect")
+    row["expected"] = expect not in ("violation", "pass") or bool(dv["violation"]) == (expect == "violation")
+    row["goal"] = bool(row["speed"] >= SPEED_GOAL and row["tighter"] and row["expected"])
     return row
 
 
@@ -451,8 +454,9 @@ def fmt_verdict(violation: bool | None) -> str:
     return "–" if violation is None else ("violation" if violation else "pass")
 
 
-def goal_cell(goal: bool | None) -> str:
-    return "n/a" if goal is None else verdict(goal)
+def goal_cell(goal: bool | None, expected: bool = True) -> str:
+    """The goal column: n/a without StatDP, **FAIL** (verdict) for a verdict other than the expected one."""
+    return "n/a" if goal is None else verdict(goal) + ("" if expected else " (verdict)")
 
 
 def fmt_verdict_run(v: dict[str, Any]) -> str:
@@ -590,7 +594,7 @@ def report(command: str, budget: Budget, seed: int, dp: dict[str, dict[str, Any]
         else:
             scell = bcell = speed = "–" if not r.get("sd_error") else f"error: {r['sd_error']}"
         L.append(f"| `{p.entry}` / `{p.statdp}` | {d['claim']:g} | {true} | {vcell} | {dcell} | {scell} | {bcell} | "
-                 f"{speed} | {goal_cell(r.get('goal'))} |")
+                 f"{speed} | {goal_cell(r.get('goal'), r.get('expected', True))} |")
     L.append("")
     shipped = sd_results.get(f"{AS_SHIPPED.entry} (pystatdp patterns)")
     if shipped and "error" not in shipped:

@@ -77,6 +77,11 @@ def test_compare_goal_needs_speed_and_tightness():
     assert r["speed"] == 20.0 and r["speed_bound"] == 6.0 and r["goal"]
     assert bp.compare(dp, {"error": "x"})["sd_error"] == "x"
     assert math.isnan(bp.ratio(1.0, 0.0)) and bp.ratio(6.0, 2.0) == 3.0
+    # a fast verdict other than the expected one meets no goal, and says so
+    missed = bp.compare(dp, _sd(20.0, 0.15), {"seconds": 1.0, "violation": False, "expect": "violation"})
+    assert missed["speed"] == 20.0 and not missed["expected"] and not missed["goal"]
+    assert bp.goal_cell(missed["goal"], missed["expected"]) == "**FAIL** (verdict)"
+    assert bp.compare(dp, _sd(20.0, 0.15), {"seconds": 1.0, "violation": True, "expect": "violation"})["goal"]
 
 
 def test_statdp_spec_follows_the_catalogue_claims():
