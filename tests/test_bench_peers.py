@@ -125,6 +125,15 @@ def test_report_with_and_without_statdp(tmp_path):
     assert pairs == 2 and outputs == 2 * (2 * bp.QUICK.event_iterations + bp.QUICK.detect_iterations)
     row = next(line for line in text.splitlines() if line.startswith("| `histogram` | 9, 9.0 M, 4.50 s, 0.50 s"))
     assert row.endswith(f"| {9e6 / outputs:.1f}× | {10.0 / outputs * 1e6 / 0.5:.1f}× |")
+    # a violation the stream did not certify is not counted among the correct passes, and its goal says why
+    missed = "svt-unscaled-query-noise"
+    dv[missed] = dict(dv[missed], expect="violation", violation=False)
+    text = bp.report("cmd", bp.QUICK, 0, _fake_dp(ids), sd, samplers, busy, None, bp.DEFAULT_VENV, dv=dv)
+    assert (f"1 is a violation that dpverify's stream did not certify within StatDP's test budget (verdict `pass`: "
+            f"`{missed}`)") in text
+    assert f"{len(ids) - 1} are correct at the claim" in text
+    assert next(line for line in text.splitlines() if line.startswith(f"| `{missed}` /")).endswith(
+        "| **FAIL** (verdict) |")
     profs = [{"id": "svt", "wall": 2.0, "phases": [("whole verdict (every stage)", 1.5), ("  event search", 0.75)],
               "dominant": ("  event search", 0.75), "sampler": 0.4},
              {"id": "histogram", "wall": 3.0, "phases": [("whole verdict (every stage)", 2.0), ("  event search", 0.5)],
