@@ -49,6 +49,17 @@ def test_other_inputs_are_never_shared(x) -> None:
     assert stream_sources([Pair(x, 1.0), Pair(x, 2.0)]) == [((0, 0), (0, 1)), ((1, 0), (1, 1))]
 
 
+def test_a_class_with_a_key_method_is_shared_by_its_key() -> None:
+    from algorithms.graph.weighted_graph import WeightedGraph
+    g = WeightedGraph.complete(4, np.arange(6.0))
+    assert input_key(g) == input_key(WeightedGraph.complete(4, np.arange(6.0)))
+    assert input_key(g) != input_key(g.with_weights(np.r_[np.arange(5.0), 6.0]))           # weights
+    assert input_key(g) != input_key(WeightedGraph.from_arrays(5, g.edges, g.weights))      # an isolated node more
+    assert input_key(g) == input_key(WeightedGraph.complete(4, np.arange(6, dtype=np.int32)))   # stored as float64
+    pairs = [Pair(g, g.with_weights(g.weights + np.eye(6)[j])) for j in range(3)]
+    assert stream_sources(pairs) == [((0, 0), (0, 1)), ((0, 0), (1, 1)), ((0, 0), (2, 1))]
+
+
 def test_sources_point_to_the_first_appearance_and_never_join_the_two_sides_of_a_pair() -> None:
     base = np.zeros(3)
     pairs = [Pair(base, np.r_[1.0, 0, 0]), Pair(base.copy(), np.r_[0, 1.0, 0]), Pair(np.r_[0, 1.0, 0], base),

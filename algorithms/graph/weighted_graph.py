@@ -237,6 +237,12 @@ class WeightedGraph:
         """Same topology, new weights (the neighbour relations' copy constructor)."""
         return WeightedGraph._trusted(self.n_nodes, self.edges, new_weights)
 
+    def __dpverify_key__(self) -> tuple[object, ...]:
+        """Everything an algorithm reads (node count, edges, weights), as bytes: pairs of an audit that share a
+        graph equal in all three share its stream of outputs (``dpverify.execution.sources``)."""
+        e, w = self.edges, self.weights
+        return self.n_nodes, e.dtype.str, e.shape, e.tobytes(), w.dtype.str, w.shape, w.tobytes()
+
     def same_topology(self, other: WeightedGraph) -> bool:
         return self.n_nodes == other.n_nodes and np.array_equal(self.edges, other.edges)
 

@@ -15,7 +15,9 @@ before.  Results still do not depend on the number of workers: a source is a see
 
 Inputs are equal here when their *values and types* are: numpy arrays (not of object dtype) of the same dtype,
 shape and bytes, Python or numpy scalars of the same type and value, lists and tuples of such scalars (nested)
-with the same ``repr``.  Anything else (graphs, datasets, user objects) is its own source: no sharing, the streams
+with the same ``repr``, and objects whose class defines ``__dpverify_key__()`` (a hashable key of everything a
+mechanism may read: :class:`algorithms.graph.weighted_graph.WeightedGraph` has one) of the same class and key.
+Anything else (networkx graphs, dicts, user objects without that method) is its own source: no sharing, the streams
 as before.
 """
 
@@ -59,6 +61,9 @@ def input_key(x: Any) -> Hashable | None:
         return ("ndarray", x.dtype.str, x.shape, x.tobytes())
     if type(x) in (list, tuple) and _plain(x, [MAX_SEQUENCE]):
         return ("sequence", repr(x))
+    own = getattr(type(x), "__dpverify_key__", None)
+    if callable(own):
+        return ("object", type(x).__module__, type(x).__qualname__, own(x))
     return None
 
 
