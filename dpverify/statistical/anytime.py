@@ -86,7 +86,6 @@ from numpy.typing import NDArray
 from dpverify._validation import check_count, check_real, counted, root_entropy
 from dpverify.errors import InputError
 from dpverify.execution.sampling import BatchTiming, Mechanism, Signature, WorkerPool, resolve_workers, run_batch
-from dpverify.execution.sources import stream_sources
 from dpverify.jsonsafe import json_float
 from dpverify.neighbours import Pair, as_pairs
 from dpverify.results import Measured, PrivacyClaim, ViolationVerdict
@@ -465,7 +464,7 @@ def audit_anytime(
         violation=violated, epsilon_lower_bound=lb, epsilon=epsilon, delta=delta, alpha=alpha, witness=witness,
         rounds=tuple(rounds), planned_rounds=len(checkpoints), samples=samples, samples_to_verdict=position,
         test_samples=bet_on, n_pairs=len(pair_list), output_kind="/".join(sorted(kinds)), seed=entropy,
-        n_streams=len({source for two in stream_sources(pair_list) for source in two}),
+        n_streams=streams.n_streams,
         seconds=seconds, workers=workers_used, notes=tuple(notes),
         loss_histogram=histogram,
         reproducible=reproducible, library=library)

@@ -267,8 +267,10 @@ class Streams:
     def __init__(self, mechanism: Any, pairs: Sequence[Pair], entropy: int, nan_policy: str, cap: int,
                  pool: WorkerPool) -> None:
         self.n_pairs = len(pairs)
+        sources = stream_sources(pairs)
+        self.n_streams = len({source for two in sources for source in two})    # one per distinct input
         self.local: StreamLane | None = StreamLane(mechanism, dict(enumerate(pairs)), entropy, nan_policy, cap,
-                                                   dict(enumerate(stream_sources(pairs))))
+                                                   dict(enumerate(sources)))
         self.pool = pool
         self.token = f"{os.getpid()}-{next(_TOKENS)}"
         self.lanes: list[Any] = []               # worker lanes (executors) once moved; pair i on lanes[i % len]
