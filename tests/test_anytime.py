@@ -107,13 +107,17 @@ def test_finalists_that_kept_growing_are_carried_to_the_next_checkpoint() -> Non
 
 
 def test_bet_frequencies_shrink_the_choosing_counts_only() -> None:
-    """A finalist's bet is sized from its scoring-half frequencies moved against the claim (they chose it), pooled at
-    PRIOR_WEIGHT per output with its own batches' counts, which are not moved: with none yet it is the shrunk
-    estimate, and as they accumulate it tends to their plain frequencies, never to a shrunk version of them."""
+    """A finalist's bet is sized from its scoring-half frequencies moved SIZE_SE standard errors against the claim
+    (they chose it), pooled at PRIOR_WEIGHT per output with its own batches' counts, which are not moved: with none
+    yet it is the shrunk estimate, and as they accumulate it tends to their plain frequencies, never to a shrunk
+    version of them."""
     k_num, k_den, n = 600, 400, 2000
-    p0, q0 = (float(v) for v in betting.shrunk(k_num, k_den, n))
+    p0, q0 = (float(v) for v in betting.shrunk(k_num, k_den, n, betting.SIZE_SE))
     assert betting.bet_frequencies(k_num, k_den, n, 0, 0, 0) == pytest.approx((p0, q0))
     assert p0 < k_num / n and q0 > k_den / n
+    # moved further than the candidates' frequencies are for ranking them
+    p_rank, q_rank = (float(v) for v in betting.shrunk(k_num, k_den, n))
+    assert betting.SIZE_SE > betting.SHRINK_SE and p0 < p_rank and q0 > q_rank
     run = 10 ** 7
     p, q = betting.bet_frequencies(k_num, k_den, n, int(0.25 * run), int(0.2 * run), run)
     assert p == pytest.approx(0.25, abs=1e-4) and q == pytest.approx(0.2, abs=1e-4)

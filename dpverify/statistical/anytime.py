@@ -37,8 +37,8 @@ confirmed is not dropped for a new one that only looks better on the search's sc
 checkpoint nothing is bet.
 
 **The bets.**  Each finalist bets, in every batch, the ``lambda`` that maximises that expected growth at its
-running frequency estimate -- its scoring-half frequencies moved one standard error against the claim (they chose
-it, so they flatter it), pooled at half weight with its counts in the batches since its checkpoint, taken as they
+running frequency estimate -- its scoring-half frequencies moved ``SIZE_SE`` = 2 standard errors against the claim
+(they chose it, so they flatter it), pooled at half weight with its counts in the batches since its checkpoint, taken as they
 are (:func:`dpverify.statistical.betting.bet_frequencies`) -- clipped to ``[0, LAMBDA_CAP / (e^eps + delta)]`` (a plug-in GRAPA bet,
 Waudby-Smith & Ramdas, "Estimating means of bounded random variables by betting", JRSS-B 86(1), 2024, sec. 5;
 predictable: it uses data before the batch only).  The audit's wealth is a *portfolio*: at each checkpoint the
