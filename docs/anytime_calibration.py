@@ -32,10 +32,12 @@ Prints two markdown tables with the command line that made them (docs/auditor.md
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import math
 import sys
 import time
 from pathlib import Path
+from typing import Any, Callable
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -44,7 +46,7 @@ import numpy as np  # noqa: E402
 from scipy import stats  # noqa: E402
 
 from algorithms.classic import Geometric, Laplace, RandomizedResponse  # noqa: E402
-from dpverify.statistical import anytime  # noqa: E402
+from dpverify.statistical import anytime, betting  # noqa: E402
 from dpverify.statistical.anytime import audit_anytime, bet_growth  # noqa: E402
 from dpverify.suites import load_suite, run_entry  # noqa: E402
 from dpverify.suites.runner import build_mechanism, build_pairs  # noqa: E402
@@ -282,31 +284,46 @@ COMPARED_ALSO = ("laplace-half-noise", "geometric-ignores-sensitivity")
 
 
 def compared(option: str, values: list[float], label: str, ids: list[str], seeds: int, first_seed: int,
-             workers: int) -> list[str]:
-    """Samples to a verdict of ``ids`` with ``audit_anytime``'s ``option`` at each of ``values``, run seeds
-    ``first_seed .. first_seed + seeds - 1`` and, held out, the next ``seeds``: whether another value does better
-    on seeds not used to look at it.  ``label`` formats a value for the table."""
+             workers: int, patch: Callable[[float], Any] | None = None,
+             budget: tuple[int, int] | None = None) -> list[str]:
+    """Samples to a verdict of ``ids`` with ``audit_anytime``'s ``option`` at each of ``values`` (or with ``patch(v)``,
+    a context manager that sets the value some other way), run seeds ``first_seed .. first_seed + seeds - 1`` and,
+    held out, the next ``seeds``: whether another value does better on seeds not used to look at it.  ``label``
+    formats a value for the table; ``budget``: ``(samples, search_samples)`` instead of the entries' quick ones."""
     from functools import partial
     from unittest import mock
+
+    from dpverify.suites import Budget
 
     suite = load_suite(ROOT / "audits" / "catalogue.toml")
     entries = [e for e in suite.entries if e.id in ids]
     a, b, c = first_seed, first_seed + seeds, first_seed + 2 * seeds
-    lines = [f"| entry | {option} | run seeds {a}–{b - 1}: ≤ 10⁴, median | run seeds {b}–{c - 1}: ≤ 10⁴, median |",
-             "|---|---|---|---|"]
+    lines = [f"| entry | {option} | run seeds {a}–{b - 1}: verdicts, ≤ 10⁴, median | "
+             f"run seeds {b}–{c - 1}: verdicts, ≤ 10⁴, median |", "|---|---|---|---|"]
     for entry in entries:
+        if budget is not None:
+            entry = dataclasses.replace(entry, quick=Budget(*budget))
         for v in values:
             # suite entries have no such option: run_entry's sequential path calls anytime.audit_anytime
-            with mock.patch.object(anytime, "audit_anytime", partial(audit_anytime, **{option: v})):
+            with (patch(v) if patch is not None else
+                  mock.patch.object(anytime, "audit_anytime", partial(audit_anytime, **{option: v}))):
                 stv = []
                 for s in range(a, c):
                     o = run_entry(entry, "quick", s, workers, sequential=True)
                     stv.append((o.details or {}).get("anytime", {}).get("samples_to_verdict", 0)
                                if o.outcome == "violation" else math.inf)
             halves = [stv[:seeds], stv[seeds:]]
-            cells = [f"{sum(x <= GOAL for x in h)}/{seeds}, {float(np.median(h)):,.0f}" for h in halves]
+            cells = [f"{sum(x < math.inf for x in h)}/{seeds}, {sum(x <= GOAL for x in h)}/{seeds}, "
+                     f"{float(np.median(h)):,.0f}" for h in halves]
             lines.append(f"| `{entry.id}` | {label.format(v)} | {cells[0]} | {cells[1]} |")
     return lines
+
+
+def size_se_patch(value: float) -> Any:
+    """``betting.SIZE_SE`` set to ``value`` while the context lasts (the standard errors by which a finalist's
+    choosing frequencies are moved against the claim when its bets are sized)."""
+    from unittest import mock
+    return mock.patch.object(betting, "SIZE_SE", value)
 
 
 def anytime_default(name: str) -> object:
@@ -317,6 +334,10 @@ def anytime_default(name: str) -> object:
 
 #: the run seeds the finalists' number was chosen on (0 .. FINALISTS_TUNED - 1): its comparison starts after them
 FINALISTS_TUNED = 32
+#: the subtle violation the bets' sizing was chosen on, at StatDP's budget (``benchmarks.bench_peers``: 500,000
+#: outputs per input, searches on at most the last 100,000), on run seeds 0 .. SIZING_TUNED - 1 (and the quick
+#: budgets' entries on run seeds 0 .. 15): its comparison starts after them
+SIZING_SUBTLE, SIZING_BUDGET, SIZING_TUNED = "svt-unscaled-query-noise", (500_000, 100_000), 72
 
 
 def main() -> None:
@@ -335,6 +356,11 @@ def main() -> None:
                     "on the misses and two reaching entries, over 2 × --seeds run seeds")
     ap.add_argument("--finalists", default="", help="comma-separated numbers of finalists to compare (e.g. 3,8) on "
                     "the same entries, over 2 × --seeds run seeds after those the default was chosen on")
+    ap.add_argument("--size-se", default="", help="comma-separated standard errors by which the finalists' choosing "
+                    "frequencies are moved when their bets are sized (e.g. 1,2), on the same entries over 2 × --seeds "
+                    f"run seeds after the finalists' and on {SIZING_SUBTLE} at StatDP's budget over 2 × --power-seeds "
+                    "run seeds after those the default was chosen on")
+    ap.add_argument("--power-seeds", type=int, default=24, help=f"run seeds of each half on {SIZING_SUBTLE}")
     args = ap.parse_args()
     print(f"Command: `{' '.join(['python docs/anytime_calibration.py', *sys.argv[1:]])}`")
     print()
@@ -378,6 +404,21 @@ def main() -> None:
         values = [int(v) for v in args.finalists.split(",")]
         print("\n".join(compared("finalists", values, "{:d}", compared_ids, max(args.seeds, 1), FINALISTS_TUNED,
                                   args.workers)))
+        print(f"({time.perf_counter() - t0:.0f} s)")
+    if args.size_se:
+        t0 = time.perf_counter()
+        print()
+        print(f"**Bet sizing**: samples per input to a verdict with the finalists' choosing frequencies moved by other "
+              f"numbers of standard errors when their bets are sized (the default, {betting.SIZE_SE:g}, was chosen on "
+              f"run seeds 0–15 of the first entries and 0–{SIZING_TUNED - 1} of `{SIZING_SUBTLE}`; these are later "
+              f"ones; the last rows at StatDP's budget, {SIZING_BUDGET[0]:,} outputs per input):")
+        print()
+        values = [float(v) for v in args.size_se.split(",")]
+        lines = compared("size_se", values, "{:g}", compared_ids, max(args.seeds, 1), FINALISTS_TUNED, args.workers,
+                         size_se_patch)
+        lines += compared("size_se", values, "{:g}", [SIZING_SUBTLE], args.power_seeds, SIZING_TUNED, args.workers,
+                          size_se_patch, SIZING_BUDGET)[2:]
+        print("\n".join(lines))
         print(f"({time.perf_counter() - t0:.0f} s)")
 
 
