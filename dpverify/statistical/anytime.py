@@ -36,19 +36,19 @@ that sized their bets and their epoch's, which played no part in choosing them),
 confirmed is not dropped for a new one that only looks better on the search's scoring half.  Before the first
 checkpoint nothing is bet.
 
-**The bets.**  Each finalist bets, in every batch, the ``lambda`` that maximises that expected growth at its
-running frequency estimate -- its scoring-half frequencies moved ``SIZE_SE`` = 2 standard errors against the claim
-(they chose it, so they flatter it), pooled at half weight with its counts in the batches since its checkpoint, taken as they
-are (:func:`dpverify.statistical.betting.bet_frequencies`) -- clipped to ``[0, LAMBDA_CAP / (e^eps + delta)]`` (a plug-in GRAPA bet,
-Waudby-Smith & Ramdas, "Estimating means of bounded random variables by betting", JRSS-B 86(1), 2024, sec. 5;
-predictable: it uses data before the batch only).  The audit's wealth is a *portfolio*: at each checkpoint the
-whole wealth is split over the new finalists in proportion to their expected growth (weights chosen from past data:
-a rebalanced average of test supermartingales on one filtration is again one), and it stays idle (unchanged) while
-no candidate has a positive expected growth.  (Pairs that share an input share its stream,
+**The bets.**  Each finalist bets, in every batch, the ``lambda`` that maximises that expected growth at its running
+frequency estimate -- its scoring-half frequencies moved ``SIZE_SE`` = 2 standard errors against the claim (they
+chose it, so they flatter it), pooled at half weight with its counts in the batches since its checkpoint, taken as
+they are (:func:`dpverify.statistical.betting.bet_frequencies`) -- clipped to ``[0, LAMBDA_CAP / (e^eps + delta)]``
+(a plug-in GRAPA bet, Waudby-Smith & Ramdas, "Estimating means of bounded random variables by betting", JRSS-B
+86(1), 2024, sec. 5; predictable: it uses data before the batch only).  The audit's wealth is a *portfolio*: at each
+checkpoint the whole wealth is split over the new finalists in proportion to their expected growth (weights chosen
+from past data: a rebalanced average of test supermartingales on one filtration is again one), and it stays idle
+(unchanged) while no candidate has a positive expected growth.  (Pairs that share an input share its stream,
 :mod:`dpverify.execution.sources`: the filtration is that of every distinct input's stream, each pair's factor is a
 supermartingale factor on it as before -- its two inputs' rows are still fresh independent draws -- and the average
-needs no independence between pairs.)  The audit stops with a violation when the wealth at the claimed
-``eps`` reaches ``1/alpha``.
+needs no independence between pairs.)  The audit stops with a violation when the wealth at the claimed ``eps``
+reaches ``1/alpha``.
 
 **The ε lower bound.**  The same events, weights and bets define a wealth ``E_t(eps')`` for every ``eps'`` of a
 grid: two tiers share the events and portfolio weights, a *claim* tier of weight ``1 - BOUND_WEIGHT`` with the bets

@@ -32,10 +32,10 @@ BOUND_WEIGHT = 0.1
 SHRINK_SE = 1.0
 #: ... and when a finalist's bets are sized from them (:func:`bet_frequencies`): more than for the ranks, since the
 #: finalist is the best-looking of many candidates (its frequencies overstate it) and an oversized bet on an event
-#: that does not grow loses wealth the rest of the stream must win back (an early epoch's bets on noise had lost a
-#: factor of 10 to 1000 of the wealth on the catalogue's subtle violation ``svt-unscaled-query-noise``).  2 against
-#: 1: more verdicts on that violation within StatDP's budget, a little slower on the violations of twice their claim
-#: (``docs/anytime_calibration.py --size-se 1,2`` on run seeds not used to choose it).
+#: that does not grow loses wealth the rest of the stream must win back (the early epochs' bets on noise often lost
+#: most of it on the catalogue's subtle violation ``svt-unscaled-query-noise``).  2 against 1: more verdicts on that
+#: violation within StatDP's budget, slower on some violations of twice their claim
+#: (``docs/anytime_calibration.py --size-se 1,2`` on run seeds not used to choose it; docs/auditor.md).
 SIZE_SE = 2.0
 #: weight of a finalist's scoring-half counts (per output, against its own batches since its checkpoint) in the
 #: frequencies its bets are sized from
