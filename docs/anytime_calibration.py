@@ -4,6 +4,7 @@
     python docs/anytime_calibration.py --runs 50       # a smoke run
     python docs/anytime_calibration.py --skip-false-alarms --spacings 1.25,1.5,2   # other checkpoint spacings
     python docs/anytime_calibration.py --skip-false-alarms --finalists 3,8         # other numbers of finalists
+    python docs/anytime_calibration.py --skip-false-alarms --size-se 1,2           # other sizings of the bets
 
 Prints two markdown tables with the command line that made them (docs/auditor.md quotes them):
 
