@@ -13,14 +13,13 @@ test of several pairs that holds whatever their dependence (a union bound over p
 average of test supermartingales on one filtration) keeps its level: each pair's own statistic has the same law as
 before.  Results still do not depend on the number of workers: a source is a seed, not a process.
 
-Inputs are equal here when their *values and types* are (stricter than
-:func:`dpverify.neighbours.base.value_key`, which tells the inputs of a pair apart by value alone: a stream shared by
-two inputs a mechanism could tell apart would be a wrong sample of one of them): numpy arrays (not of object dtype) of the same dtype,
-shape and bytes, Python or numpy scalars of the same type and value, lists and tuples of such scalars (nested)
-with the same ``repr``, and objects whose class defines ``__dpverify_key__()`` (a hashable key of everything a
-mechanism may read: :class:`algorithms.graph.weighted_graph.WeightedGraph` has one) of the same class and key.
-Anything else (networkx graphs, dicts, user objects without that method) is its own source: no sharing, the streams
-as before.
+Inputs are equal here when their *values and types* are (stricter than :func:`dpverify.neighbours.base.value_key`,
+which tells the inputs of a pair apart by value alone: a stream shared by two inputs a mechanism could tell apart
+would be a wrong sample of one of them): numpy arrays (not of object dtype) of the same dtype, shape and bytes,
+Python or numpy scalars of the same type and value, lists and tuples of such scalars (nested) with the same
+``repr``, and objects whose class defines ``__dpverify_key__()`` (a hashable key of everything a mechanism may read:
+:class:`algorithms.graph.weighted_graph.WeightedGraph` has one) of the same class and key. Anything else (networkx
+graphs, dicts, user objects without that method) is its own source: no sharing, the streams as before.
 """
 
 from __future__ import annotations
