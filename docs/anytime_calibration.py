@@ -5,6 +5,7 @@
     python docs/anytime_calibration.py --skip-false-alarms --spacings 1.25,1.5,2   # other checkpoint spacings
     python docs/anytime_calibration.py --skip-false-alarms --finalists 3,8         # other numbers of finalists
     python docs/anytime_calibration.py --skip-false-alarms --size-se 1,2           # other sizings of the bets
+    python docs/anytime_calibration.py --skip-false-alarms --keep-pairs none,4     # narrowing to fewer pairs
 
 Prints two markdown tables with the command line that made them (docs/auditor.md quotes them):
 
@@ -327,6 +328,41 @@ def size_se_patch(value: float) -> Any:
     return mock.patch.object(betting, "SIZE_SE", value)
 
 
+#: the violations with more pairs than ``KEEP_PAIRS`` that stop after the first narrowing checkpoint at run seed 0
+#: (the others stop before it, where narrowing changes nothing)
+NARROWED = ("noisy-max-returns-value-laplace", "noisy-max-returns-value-exponential")
+#: the synthetic case of a rare leak: one pair of 13 leaks at this multiple of the claim, the other 12 are tight
+ONE_LEAK = 1.1
+
+
+def one_leak_pairs() -> list[tuple[float, float]]:
+    """Twelve pairs of Laplace(0.1) at distance 1 (true ε = the claim 0.1) and, at index 7, one at distance
+    ``ONE_LEAK`` (true ε ``ONE_LEAK`` times the claim)."""
+    pairs = [(float(i), float(i) + (1.0 if i % 2 else -1.0)) for i in range(12)]
+    pairs.insert(7, (50.0, 50.0 + ONE_LEAK))
+    return pairs
+
+
+def one_leak(values: list[Any], seeds: int, first_seed: int, workers: int) -> list[str]:
+    """Rows of :func:`compared`'s table for the synthetic rare leak (:func:`one_leak_pairs`) at StatDP's budget; a
+    verdict counts only with the leaking pair as its witness."""
+    a, b, c = first_seed, first_seed + seeds, first_seed + 2 * seeds
+    lines = []
+    for v in values:
+        stv = []
+        for s in range(a, c):
+            r = audit_anytime(Laplace(0.1), one_leak_pairs(), 0.1, samples=SIZING_BUDGET[0],
+                              search_samples=SIZING_BUDGET[1], seed=s, workers=workers, keep_pairs=v)
+            right = r.violation and r.witness is not None and r.witness.test.pair_index == 7
+            stv.append(r.samples_to_verdict if right else math.inf)
+        halves = [stv[:seeds], stv[seeds:]]
+        cells = [f"{sum(x < math.inf for x in h)}/{seeds}, {sum(x <= GOAL for x in h)}/{seeds}, "
+                 f"{float(np.median(h)):,.0f}" for h in halves]
+        lines.append(f"| one pair of 13 at {ONE_LEAK:g}× the claim (Laplace, the others tight) | {v} | {cells[0]} | "
+                     f"{cells[1]} |")
+    return lines
+
+
 def anytime_default(name: str) -> object:
     """The default of ``audit_anytime``'s parameter ``name``."""
     import inspect
@@ -339,6 +375,8 @@ FINALISTS_TUNED = 32
 #: outputs per input, searches on at most the last 100,000), on run seeds 0 .. SIZING_TUNED - 1 (and the quick
 #: budgets' entries on run seeds 0 .. 15): its comparison starts after them
 SIZING_SUBTLE, SIZING_BUDGET, SIZING_TUNED = "svt-unscaled-query-noise", (500_000, 100_000), 72
+#: first run seed of the synthetic rare leak in the narrowing comparison (seeds below were looked at by hand)
+KEEP_SYNTHETIC_SEEDS = 100
 
 
 def main() -> None:
@@ -362,6 +400,10 @@ def main() -> None:
                     f"run seeds after the finalists' and on {SIZING_SUBTLE} at StatDP's budget over 2 × --power-seeds "
                     "run seeds after those the default was chosen on")
     ap.add_argument("--power-seeds", type=int, default=24, help=f"run seeds of each half on {SIZING_SUBTLE}")
+    ap.add_argument("--keep-pairs", default="", help="comma-separated numbers of pairs kept from the narrowing "
+                    "checkpoint on ('none': every pair to the end), on the violations it can change, over 2 × --seeds "
+                    f"run seeds after the finalists', on {SIZING_SUBTLE} and a synthetic rare leak at StatDP's budget "
+                    "over 2 × --power-seeds run seeds after those the default was chosen on")
     args = ap.parse_args()
     print(f"Command: `{' '.join(['python docs/anytime_calibration.py', *sys.argv[1:]])}`")
     print()
@@ -419,6 +461,22 @@ def main() -> None:
                          size_se_patch)
         lines += compared("size_se", values, "{:g}", [SIZING_SUBTLE], args.power_seeds, SIZING_TUNED, args.workers,
                           size_se_patch, SIZING_BUDGET)[2:]
+        print("\n".join(lines))
+        print(f"({time.perf_counter() - t0:.0f} s)")
+    if args.keep_pairs:
+        t0 = time.perf_counter()
+        print()
+        print(f"**Narrowing**: samples per input to a verdict with other numbers of pairs kept from the narrowing "
+              f"checkpoint on (the default, {anytime_default('keep_pairs')}, was chosen on run seeds 0–23 of "
+              f"`{SIZING_SUBTLE}` at StatDP's budget and 0–23 of the first two entries; these are later ones; the last "
+              f"rows at StatDP's budget, {SIZING_BUDGET[0]:,} outputs per input, the synthetic leak on run seeds "
+              f"{KEEP_SYNTHETIC_SEEDS}–{KEEP_SYNTHETIC_SEEDS + 2 * args.power_seeds - 1}):")
+        print()
+        values = [None if v.strip() == "none" else int(v) for v in args.keep_pairs.split(",")]
+        lines = compared("keep_pairs", values, "{}", list(NARROWED), max(args.seeds, 1), FINALISTS_TUNED, args.workers)
+        lines += compared("keep_pairs", values, "{}", [SIZING_SUBTLE], args.power_seeds, SIZING_TUNED, args.workers,
+                          budget=SIZING_BUDGET)[2:]
+        lines += one_leak(values, args.power_seeds, KEEP_SYNTHETIC_SEEDS, args.workers)
         print("\n".join(lines))
         print(f"({time.perf_counter() - t0:.0f} s)")
 

@@ -34,7 +34,10 @@ against the claim (:func:`bet_growth`; for a small gap ``g ~ mean^2 / (2 var)``,
 per input certify the violation).  The finalists of the epoch that ends compete too, with their counts so far (those
 that sized their bets and their epoch's, which played no part in choosing them), so that an event the stream has
 confirmed is not dropped for a new one that only looks better on the search's scoring half.  Before the first
-checkpoint nothing is bet.
+checkpoint nothing is bet.  From the first checkpoint with ``NARROW_FROM`` outputs per input and an ``NARROW_SHARE``-th
+of the budget on, only the pairs holding a finalist and the best-scoring others, ``keep_pairs`` in all, go on being
+drawn and searched (:mod:`dpverify.statistical.narrowing`: a correct mechanism's pass draws most of its stream on a
+few pairs; which streams are drawn is decided from past outputs, so the bets stay predictable).
 
 **The bets.**  Each finalist bets, in every batch, the ``lambda`` that maximises that expected growth at its running
 frequency estimate -- its scoring-half frequencies moved ``SIZE_SE`` = 2 standard errors against the claim (they
@@ -96,6 +99,7 @@ from dpverify.statistical.result import (REPRODUCIBLE_NOTE, EventTest, LibraryTi
                                          trailing_notes, witness_text)
 from dpverify.statistical.betting import (BOUND_WEIGHT, GRID_BELOW, LAMBDA_CAP, Bet, bet_growth, play, shrunk, tiers,
                                           wealth_grid)
+from dpverify.statistical.narrowing import KEEP_PAIRS, narrows, pairs_to_drop
 from dpverify.statistical.search import Candidate, SearchSettings
 from dpverify.statistical.streams import Drawn, Found, Streams
 
@@ -111,7 +115,8 @@ NAN_POLICIES = ("raise", "outcome")
 @dataclass(frozen=True)
 class Round:
     """One epoch of the stream, from a checkpoint to the next: the outputs searched at its checkpoint, its length,
-    how far the stream went in it, the level of the whole test, its finalists and the ε lower bound at its end."""
+    how far the stream went in it, the level of the whole test, its finalists, the ε lower bound at its end and the
+    pairs drawn in it (:mod:`dpverify.statistical.narrowing`)."""
 
     search_samples: int
     test_budget: int
@@ -120,11 +125,13 @@ class Round:
     finalists: int
     epsilon_lower_bound: float
     violation: bool
+    pairs: int = 0
 
     def to_dict(self) -> dict[str, Any]:
         return {"search_samples": self.search_samples, "test_budget": self.test_budget,
                 "test_samples": self.test_samples, "alpha": self.alpha, "finalists": self.finalists,
-                "epsilon_lower_bound": json_float(self.epsilon_lower_bound), "violation": self.violation}
+                "epsilon_lower_bound": json_float(self.epsilon_lower_bound), "violation": self.violation,
+                "pairs": self.pairs}
 
 
 @dataclass(frozen=True)
@@ -197,9 +204,11 @@ class AnytimeResult(ViolationVerdict):
             assert self.witness is not None
             return (f"VIOLATION of the claim {claim}: true ε ≥ {lb_txt} with confidence {self.confidence:.0%} "
                     f"(anytime-valid), {witness_text(self.witness)}; {where}.{extras}")
-        return (f"No violation of the claim {claim} detected over {counted(self.n_pairs, 'pair')}; {where}, the whole "
-                f"budget (ε lower bound {lb_txt} at confidence {self.confidence:.0%}, anytime-valid). "
-                f"This is not a proof of privacy.{extras}")
+        last = self.rounds[-1].pairs if self.rounds else self.n_pairs
+        over = counted(self.n_pairs, 'pair') + (f" ({last} of them drawn to the end; the others, whose events "
+                                                 "scored lowest, dropped at a checkpoint)" if 0 < last < self.n_pairs else "")
+        return (f"No violation of the claim {claim} detected over {over}; {where}, the whole budget (ε lower bound "
+                f"{lb_txt} at confidence {self.confidence:.0%}, anytime-valid). This is not a proof of privacy.{extras}")
 
     def __str__(self) -> str:
         return self.summary()
@@ -271,6 +280,7 @@ def audit_anytime(
     workers: int | None = None,
     batch_size: int = 100_000,
     finalists: int = 8,
+    keep_pairs: int | None = KEEP_PAIRS,
     nan_policy: str = "raise",
     float_bits: bool = False,
     event_families: Sequence[Any] = (),
@@ -303,6 +313,11 @@ def audit_anytime(
         with several pairs of vector outputs (``svt-outputs-value``) more of the events that grow are bet on
         early, and the portfolio weights by expected growth keep the others' share small
         (``docs/anytime_calibration.py --finalists`` compares numbers on run seeds not used to choose it).
+
+    keep_pairs
+        From the first checkpoint with ``NARROW_FROM`` outputs per input and an ``NARROW_SHARE``-th of ``samples`` on,
+        only the pairs holding a finalist and, up to ``keep_pairs`` in all, those of best search score go on being
+        drawn and searched (:mod:`dpverify.statistical.narrowing`); ``None`` draws every pair to the end.
 
     Returns
     -------
@@ -337,6 +352,8 @@ def audit_anytime(
     if first_samples is None:
         first_samples = min(samples, FIRST_SAMPLES)
     finalists = check_count("finalists", finalists)
+    if keep_pairs is not None:
+        keep_pairs = check_count("keep_pairs", keep_pairs)
     if nan_policy not in NAN_POLICIES:
         raise InputError(f"nan_policy must be one of {NAN_POLICIES}, got {nan_policy!r}")
     event_families = tuple(event_families)
@@ -379,7 +396,8 @@ def audit_anytime(
     def close_epoch() -> None:
         nonlocal wealth_a, wealth_b
         wealth_a, wealth_b = tiers(wealth_a, wealth_b, bets)
-        rounds.append(Round(epoch_search, epoch_budget, epoch_used, alpha, len(bets), bound(), violated))
+        rounds.append(Round(epoch_search, epoch_budget, epoch_used, alpha, len(bets), bound(), violated,
+                            len(pair_list) - len(streams.dropped)))
 
     with (nullcontext(pool) if pool is not None else WorkerPool(resolve_workers(workers))) as pool:
         if hasattr(mechanism, "pop_timing"):
@@ -408,8 +426,10 @@ def audit_anytime(
                     streams.maybe_move(vectors=bool(signature is not None and signature.shape))
                     found = streams.search(k, SearchSettings(max(ends[k] - position, 1000), z, delta, float_bits,
                                                              nan_policy == "outcome", event_families))
-                    kinds.update(f.kind for f in found)
+                    kinds.update(f.kind for f in found if f.kind)
                     bets = _choose(found, finalists, epsilon, delta, cap_a, grid, bets)
+                    if keep_pairs is not None and narrows(position, samples):
+                        streams.drop(pairs_to_drop(found, bets, keep_pairs, streams.dropped))
                     if not bets:
                         notes.append(f"checkpoint {k + 1}: no event had a positive expected growth on the stream "
                                      "so far")
@@ -420,7 +440,7 @@ def audit_anytime(
                     # while this one's bets are played (drawn ahead of a stop, it is never read)
                     sent[b + 1] = send(b + 1)
                 drawn = sent.pop(b)()
-                signature = drawn[0].signatures[0]
+                signature = next(d.signatures[0] for d in drawn if d.signatures)
                 timing = timing + BatchTiming.total(d.timing for d in drawn)
                 position += m
                 if epoch_budget:

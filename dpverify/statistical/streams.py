@@ -97,6 +97,11 @@ class Found:
     kind: str
     n_score: int
 
+    @classmethod
+    def dropped(cls) -> "Found":
+        """The result of a pair the audit no longer draws (:func:`dpverify.statistical.narrowing.narrowed`)."""
+        return cls([], "", 0)
+
 
 def search_stream(job: StreamSearch) -> Found:
     """:func:`search_events` on the job's outputs, with the pair's own generator for this checkpoint."""
@@ -195,6 +200,21 @@ class StreamLane:
         lane.streams = {i: self.streams[i] for i in indices}
         return lane
 
+    def release(self, indices: Sequence[int]) -> "StreamLane":
+        """The pairs ``indices`` with their streams so far, as a lane of their own, no longer held here."""
+        part = self.part(indices)
+        for i in indices:
+            for held in (self.pairs, self.sources, self.streams, self.anchors):
+                del held[i]
+        return part
+
+    def adopt(self, lane: "StreamLane") -> None:
+        """Hold the pairs of ``lane`` (released by another: :meth:`release`) with this lane's."""
+        self.pairs.update(lane.pairs)
+        self.sources.update(lane.sources)
+        self.streams.update(lane.streams)
+        self.anchors.update(lane.anchors)
+
     def tasks(self, i: int, b: int, m: int) -> list[Task]:
         """Batch ``b`` (``m`` outputs per input) of pair ``i``: a task per input."""
         p = self.pairs[i]
@@ -203,14 +223,18 @@ class StreamLane:
                 for side, x in ((0, p.x0), (1, p.x1))]
 
     def draw(self, b: int, m: int, bets: dict[int, list[tuple[int, Any]]], check_distinct: bool,
-             expected: Signature | None, drawn: dict[int, list[BatchOutput]] | None = None) -> dict[int, Drawn]:
-        """Batch ``b`` of every pair of the lane (or the batches ``drawn`` elsewhere): kept, checked (against the
-        ``expected`` signature, or the first output's when none is given yet; with ``check_distinct``, the pair's
-        batches so far are not repeats of each other) and counted for the finalists ``bets[i]`` (``(direction,
-        event)`` of pair ``i``)."""
+             expected: Signature | None, drawn: dict[int, list[BatchOutput]] | None = None,
+             dropped: frozenset[int] = frozenset()) -> dict[int, Drawn]:
+        """Batch ``b`` of every pair of the lane but the ``dropped`` ones (or the batches ``drawn`` elsewhere):
+        kept, checked (against the ``expected`` signature, or the first output's when none is given yet; with
+        ``check_distinct``, the pair's batches so far are not repeats of each other) and counted for the finalists
+        ``bets[i]`` (``(direction, event)`` of pair ``i``).  A dropped pair's :class:`Drawn` is empty."""
         out: dict[int, Drawn] = {}
         shared: dict[tuple[int, int, int, int], BatchOutput] = {}     # this batch of each source drawn here
         for i in self.pairs:
+            if i in dropped:
+                out[i] = Drawn()
+                continue
             try:
                 outs = drawn[i] if drawn is not None else [shared_batch(t, shared) for t in self.tasks(i, b, m)]
                 for t, o in zip(self.tasks(i, b, m), outs):
@@ -273,8 +297,10 @@ class Streams:
                                                    dict(enumerate(sources)))
         self.pool = pool
         self.token = f"{os.getpid()}-{next(_TOKENS)}"
-        self.lanes: list[Any] = []               # worker lanes (executors) once moved; pair i on lanes[i % len]
+        self.lanes: list[Any] = []               # worker lanes (executors) once moved
+        self.where: dict[int, int] = {}           # pair -> index of the worker lane holding it
         self.spent = 0.0                          # seconds of draws and searches in this process
+        self.dropped: frozenset[int] = frozenset()   # pairs no longer drawn nor searched (drop)
         self._vectors = False                     # the outputs are vectors (maybe_move: scikit-learn before a fork)
 
     @property
@@ -317,14 +343,15 @@ class Streams:
         for f in sent:
             f.result()
         self.lanes, self.local = lanes[:width], None
+        self.where = {i: i % width for i in range(self.n_pairs)}
 
     def send(self, b: int, m: int, bets: dict[int, list[tuple[int, Any]]], check_distinct: bool,
              expected: Signature | None) -> Callable[[], list[Drawn]]:
-        """Batch ``b`` of every pair (:meth:`StreamLane.draw`): sent to the worker lanes now, or drawn here when the
-        returned function is called; that function gives the pairs' :class:`Drawn` in pair order and raises the
-        first pair's error.  Batches are drawn in the order sent (a lane runs its calls in order)."""
+        """Batch ``b`` of every pair not :attr:`dropped` (:meth:`StreamLane.draw`): sent to the worker lanes now, or
+        drawn here when the returned function is called; that function gives the pairs' :class:`Drawn` in pair order
+        and raises the first pair's error.  Batches are drawn in the order sent (a lane runs its calls in order)."""
         if self.local is None:
-            return self._submit("draw", b, m, bets, check_distinct, expected)
+            return self._submit("draw", b, m, bets, check_distinct, expected, None, self.dropped)
         return lambda: self._draw_here(b, m, bets, check_distinct, expected)
 
     def _draw_here(self, b: int, m: int, bets: dict[int, list[tuple[int, Any]]], check_distinct: bool,
@@ -332,14 +359,14 @@ class Streams:
         t0 = time.perf_counter()
         drawn = None
         if self.pool.remote:
-            tasks = [t for i in range(self.n_pairs) for t in self.local.tasks(i, b, m)]
+            tasks = [t for i in range(self.n_pairs) if i not in self.dropped for t in self.local.tasks(i, b, m)]
             unique: dict[tuple[int, int, int, int], Task] = {}     # each source's batch once (its first pair's task)
             for t in tasks:
                 unique.setdefault(t.seed_key, t)
             got = dict(zip(unique, self.pool.run(list(unique.values()), fn=run_batch)))
-            outs = [reused(got[t.seed_key], unique[t.seed_key] is t) for t in tasks]
-            drawn = {i: outs[2 * i: 2 * i + 2] for i in range(self.n_pairs)}
-        got = self._received([self.local.draw(b, m, bets, check_distinct, expected, drawn)])
+            outs = iter(reused(got[t.seed_key], unique[t.seed_key] is t) for t in tasks)
+            drawn = {i: [next(outs), next(outs)] for i in range(self.n_pairs) if i not in self.dropped}
+        got = self._received([self.local.draw(b, m, bets, check_distinct, expected, drawn, self.dropped)])
         self.spent += time.perf_counter() - t0
         return got
 
@@ -353,36 +380,71 @@ class Streams:
                 raise d.error.with_traceback(None)
         return got
 
+    def drop(self, pairs: Sequence[int]) -> None:
+        """Stop drawing and searching the streams of ``pairs`` (their kept outputs stay for :meth:`outputs`); on
+        worker lanes, the pairs left are then spread evenly over them (:meth:`_balance`)."""
+        self.dropped = self.dropped | frozenset(pairs)
+        if self.lanes:
+            self._balance()
+
+    def _balance(self) -> None:
+        """Move pairs still drawn from the worker lanes holding more than their share to those holding less (the
+        highest indices first), so that the draws keep both cores busy; results do not depend on where a pair is."""
+        live = [i for i in range(self.n_pairs) if i not in self.dropped]
+        width = len(self.lanes)
+        held = {w: [i for i in live if self.where[i] == w] for w in range(width)}
+        fuller = sorted(range(width), key=lambda w: (-len(held[w]), w))
+        share = {w: len(live) // width + (rank < len(live) % width) for rank, w in enumerate(fuller)}
+        order = sorted(range(width), key=lambda w: (len(held[w]) - share[w], w))  # most wanting first
+        spare = [i for w in range(width) for i in held[w][share[w]:]][::-1]
+        moves: dict[int, list[int]] = {}                                         # pair -> [from, to]
+        for w in order:
+            while len(held[w]) < share[w] and spare:
+                i = spare.pop()
+                moves[i] = [self.where[i], w]
+                held[w].append(i)
+        for source in {a for a, _ in moves.values()}:
+            ids = tuple(i for i, (a, _) in moves.items() if a == source)
+            part = self.lanes[source].submit(_call, self.token, "release", ids).result()
+            for target in {moves[i][1] for i in ids}:
+                mine = tuple(i for i in ids if moves[i][1] == target)
+                self.lanes[target].submit(_call, self.token, "adopt", part.part(mine)).result()
+                self.where.update({i: target for i in mine})
+
     def search(self, k: int, settings: SearchSettings) -> list[Found]:
-        """Checkpoint ``k``'s search of every pair on its stream so far, in pair order.  Searched here, pair by pair,
-        until the lanes move: when the pairs left would take :data:`MOVE_SEARCH_SECONDS` here at the pace of those done
-        (and the lanes can move), the workers search the others."""
+        """Checkpoint ``k``'s search of every pair not :attr:`dropped` on its stream so far, in pair order (a dropped
+        pair's :meth:`Found.dropped`).  Searched here, pair by pair, until the lanes move: when the pairs left would
+        take :data:`MOVE_SEARCH_SECONDS` here at the pace of those done (and the lanes can move), the workers search
+        the others."""
+        done: dict[int, Found] = {i: Found.dropped() for i in self.dropped}
         if self.local is None:
-            return self._submit("search", k, settings)()
+            return self._received([done] + [f.result() for f in [
+                lane.submit(_call, self.token, "search", k, settings, tuple(done)) for lane in self.lanes]])
         t0 = time.perf_counter()
-        jobs = self.local.jobs(k, settings)
-        if self.pool.remote and self.n_pairs > 1:
-            found = self.pool.run([jobs[i] for i in range(self.n_pairs)], fn=search_stream)
+        jobs = self.local.jobs(k, settings, tuple(done))
+        if self.pool.remote and len(jobs) > 1:
+            found = dict(zip(jobs, self.pool.run(list(jobs.values()), fn=search_stream)))
             self.spent += time.perf_counter() - t0
-            return found
-        done: dict[int, Found] = {}
-        for i in range(self.n_pairs):
+            return self._received([done, found])
+        searched = 0
+        for i in jobs:
             done[i] = search_stream(jobs[i])
+            searched += 1
             elapsed = time.perf_counter() - t0
-            left = self.n_pairs - len(done)
-            if left and elapsed / len(done) * left >= MOVE_SEARCH_SECONDS and self._movable():
+            left = len(jobs) - searched
+            if left and elapsed / searched * left >= MOVE_SEARCH_SECONDS and self._movable():
                 self.spent += elapsed
                 self._move()
                 futures = [lane.submit(_call, self.token, "search", k, settings, tuple(done)) for lane in self.lanes]
                 return self._received([done] + [f.result() for f in futures])
         self.spent += time.perf_counter() - t0
-        return [done[i] for i in range(self.n_pairs)]
+        return self._received([done])
 
     def outputs(self, i: int, upto: int) -> tuple[NDArray, NDArray] | None:
         """Pair ``i``'s last outputs per input in the batches numbered below ``upto``."""
         if self.local is not None:
             return self.local.outputs(i, upto)
-        return self.lanes[i % len(self.lanes)].submit(_call, self.token, "outputs", i, upto).result()
+        return self.lanes[self.where[i]].submit(_call, self.token, "outputs", i, upto).result()
 
     def close(self) -> None:
         """Drop the lanes' state in the workers (the pool itself stays)."""
