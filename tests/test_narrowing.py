@@ -118,3 +118,34 @@ def test_the_pairs_left_are_spread_evenly_over_the_lanes() -> None:
             assert [bool(d.signatures) for d in drawn] == [True, False, True, False, False, False]
         finally:
             s.close()
+
+
+def _suite(tmp_path, keep: str | None) -> "object":
+    from dpverify.suites import load_suite
+    line = "" if keep is None else f"keep_pairs = {keep}\n"
+    pairs = ", ".join(f"[{a}, {b}]" for a, b in PASS_PAIRS)
+    (tmp_path / "s.toml").write_text(
+        '[suite]\nname = "s"\n\n[[entry]]\nid = "lap"\nkind = "statistical"\n'
+        'mechanism = "algorithms.classic.laplace:Laplace"\n'
+        f'params = {{ epsilon = 0.5 }}\nclaim = {{ epsilon = 0.5 }}\nexpect = "pass"\npairs = [{pairs}]\n'
+        f"quick = {{ samples = 150000, search_samples = 20000 }}\n{line}")
+    return load_suite(tmp_path / "s.toml").entries[0]
+
+
+def test_a_suite_entry_sets_keep_pairs_for_sequential_runs_only(tmp_path) -> None:
+    from dpverify.errors import SuiteError
+    from dpverify.suites import run_entry
+
+    def drawn(keep: str | None) -> list[int]:
+        o = run_entry(_suite(tmp_path, keep), "quick", run_seed=0, workers=1, sequential=True)
+        assert o.outcome == "pass" and o.error is None
+        return [r["pairs"] for r in o.details["anytime"]["rounds"]]
+
+    assert set(drawn('"all"')) == {6}
+    assert drawn("1")[-1] < 6 and drawn("1") != drawn(None)
+    assert min(drawn(None)) < 6                                     # the default narrows too
+    fixed = run_entry(_suite(tmp_path, "1"), "quick", run_seed=0, workers=1)    # the fixed-sample audit ignores it
+    assert fixed.error is None and fixed.outcome == "pass"
+    for bad in ("0", '"some"', "1.5"):
+        with pytest.raises(SuiteError, match="keep_pairs"):
+            _suite(tmp_path, bad)

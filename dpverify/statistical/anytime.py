@@ -205,10 +205,13 @@ class AnytimeResult(ViolationVerdict):
             return (f"VIOLATION of the claim {claim}: true ε ≥ {lb_txt} with confidence {self.confidence:.0%} "
                     f"(anytime-valid), {witness_text(self.witness)}; {where}.{extras}")
         last = self.rounds[-1].pairs if self.rounds else self.n_pairs
-        over = counted(self.n_pairs, 'pair') + (f" ({last} of them drawn to the end; the others, whose events "
-                                                 "scored lowest, dropped at a checkpoint)" if 0 < last < self.n_pairs else "")
+        over = counted(self.n_pairs, "pair")
+        if 0 < last < self.n_pairs:
+            over += (f" ({last} of them drawn to the end; the others, whose events scored lowest, dropped at a "
+                     "checkpoint)")
         return (f"No violation of the claim {claim} detected over {over}; {where}, the whole budget (ε lower bound "
-                f"{lb_txt} at confidence {self.confidence:.0%}, anytime-valid). This is not a proof of privacy.{extras}")
+                f"{lb_txt} at confidence {self.confidence:.0%}, anytime-valid). This is not a proof of privacy."
+                f"{extras}")
 
     def __str__(self) -> str:
         return self.summary()

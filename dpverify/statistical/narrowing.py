@@ -3,18 +3,20 @@
 :func:`dpverify.statistical.anytime.audit_anytime` draws a stream per input of every pair and searches every
 pair at each checkpoint.  Most of a stream's outputs come late (the checkpoints double), and on most mechanisms the
 events that grow are on a few pairs: from the first checkpoint with at least :data:`NARROW_FROM` outputs per input
-and an :data:`NARROW_SHARE`-th of the budget on (:func:`narrows`), the audit keeps only the pairs that hold a finalist and, up to ``keep`` pairs, those whose best candidate has the
-largest scoring-half score (:attr:`dpverify.statistical.search.Candidate.score`, the search's projected ε bound,
-corrected for the number of candidates); the others are neither drawn nor searched again -- as StatDP tests only
-the pair its event selection chose, but here chosen again at every checkpoint among the pairs still drawn.
+and an :data:`NARROW_SHARE`-th of the budget on (:func:`narrows`), the audit keeps only the pairs that hold a
+finalist and, up to ``keep`` pairs, those whose best candidate has the largest scoring-half score
+(:attr:`dpverify.statistical.search.Candidate.score`, the search's projected ε bound, corrected for the number of
+candidates); the others are neither drawn nor searched again -- as StatDP tests only the pair its event selection
+chose, but here chosen again at every checkpoint among the pairs still drawn.
 
 Validity does not depend on the rule: which streams go on being drawn is decided from outputs already seen, so the
 bets stay predictable and every factor of the test martingale is a supermartingale factor as before (module
 docstring of :mod:`dpverify.statistical.anytime`).  Power may: a pair dropped at that checkpoint whose violation
-only shows on more outputs is lost.  The constants were chosen on the catalogue's violations that stop late (run
-seeds 0-23 of ``svt-unscaled-query-noise`` at StatDP's budget: 20 verdicts of 24 against 21 without narrowing; at
-16,384 outputs per input instead, 1 of 8 against 8 of 8); ``docs/anytime_calibration.py --keep-pairs`` compares
-them on run seeds not used to choose them.
+only shows on more outputs is lost.  The constants were chosen on the catalogue's violations with many pairs that
+stop late (run seeds 0-23 of ``svt-unscaled-query-noise`` at StatDP's budget and of the two
+``noisy-max-returns-value`` entries: narrowing from 16,384 outputs per input lost most of the first one's verdicts,
+from 65,536 about none); ``docs/anytime_calibration.py --keep-pairs`` compares them on run seeds not used to choose
+them, and on a synthetic rare leak (docs/auditor.md quotes it).
 """
 
 from __future__ import annotations

@@ -13,7 +13,7 @@ from dpverify.suites import runner
 from dpverify.suites.imports import resolve
 from dpverify.results import Measured
 from dpverify.suites.kinds import CheckKind, RunContext, make_outcome, register_kind
-from dpverify.suites.model import THEOREM_EXPECTATIONS, Entry, EntryOutcome
+from dpverify.suites.model import ANYTIME_ONLY, FIXED_ONLY, KEEP_ALL, THEOREM_EXPECTATIONS, Entry, EntryOutcome
 from dpverify.suites.records import exact_rise, statistical_rise
 from dpverify.suites.runner import build_mechanism, build_pairs, built_input
 
@@ -34,7 +34,7 @@ def _run_statistical(entry: Entry, mechanism: Any, ctx: RunContext) -> EntryOutc
     if budget.search_samples is not None:
         options["search_samples"] = budget.search_samples
     if entry.claim.is_profile:
-        return _run_profile(entry, mechanism, pairs, options, ctx)
+        return _run_profile(entry, mechanism, pairs, {k: v for k, v in options.items() if k not in ANYTIME_ONLY}, ctx)
     details: dict[str, Any] = {}
     samples, search_samples = budget.samples, None
     if ctx.sequential:
@@ -43,15 +43,18 @@ def _run_statistical(entry: Entry, mechanism: Any, ctx: RunContext) -> EntryOutc
         from dpverify.statistical.anytime import audit_anytime
 
         # (its test martingales take no ratio_test: that option is the fixed-sample audit's)
+        anytime_options = {k: v for k, v in options.items() if k not in FIXED_ONLY}
+        if anytime_options.get("keep_pairs") == KEEP_ALL:
+            anytime_options["keep_pairs"] = None
         result = audit_anytime(mechanism, pairs, entry.claim.epsilon, entry.claim.delta,
-                               samples=budget.samples, seed=ctx.seed, workers=ctx.workers,
-                               **{k: v for k, v in options.items() if k != "ratio_test"})
+                               samples=budget.samples, seed=ctx.seed, workers=ctx.workers, **anytime_options)
         details["anytime"] = {k: v for k, v in result.to_dict().items()
                               if k not in ("witness", "loss_histogram", "library", "notes")}
         samples, search_samples = result.test_samples, result.search_samples
     else:
         result = runner.audit(mechanism, pairs, entry.claim.epsilon, entry.claim.delta,
-                              samples=budget.samples, seed=ctx.seed, workers=ctx.workers, **options)
+                              samples=budget.samples, seed=ctx.seed, workers=ctx.workers,
+                              **{k: v for k, v in options.items() if k not in ANYTIME_ONLY})
         samples, search_samples = result.samples, result.search_samples
     bound = result.epsilon_lower_bound
     if result.loss_histogram is not None:

@@ -40,11 +40,15 @@ SUITE_KEYS = ("name", "description", "default", "import_paths", "plugins", "quic
 ENTRY_KEYS = (
     "id", "kind", "mechanism", "params", "claim", "expect", "true_epsilon", "description",
     "pairs", "input", "relation", "random_pairs", "search", "utilities", "sensitivity",
-    "alpha", "nan_policy", "float_bits", "finalists", "batch_size", "ratio_test",
+    "alpha", "nan_policy", "float_bits", "finalists", "batch_size", "ratio_test", "keep_pairs",
     "quick", "full", "function", "runs", "sweep", "deltas",
 )
 REQUIRED_ENTRY_KEYS = ("id", "kind", "mechanism", "claim", "expect")
-AUDIT_OPTION_KEYS = ("alpha", "nan_policy", "float_bits", "finalists", "batch_size", "ratio_test")
+AUDIT_OPTION_KEYS = ("alpha", "nan_policy", "float_bits", "finalists", "batch_size", "ratio_test", "keep_pairs")
+#: the options only the anytime audit (``--sequential``) takes, and those only the fixed-sample audit takes
+ANYTIME_ONLY, FIXED_ONLY = ("keep_pairs",), ("ratio_test",)
+#: ``keep_pairs`` of an entry that narrows to no fewer pairs (every pair drawn to the end: ``keep_pairs = "all"``)
+KEEP_ALL = "all"
 ID_RE = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.+\-]*$")
 
 
@@ -194,6 +198,7 @@ class Entry:
     finalists: int | None = None
     batch_size: int | None = None
     ratio_test: str | None = None
+    keep_pairs: int | str | None = None
     import_paths: tuple[Path, ...] = ()
     runs: int = DEFAULT_REPLAY_RUNS
     sweep: tuple[str, tuple[Any, ...]] | None = None

@@ -38,7 +38,7 @@ def check_alpha(raw: dict[str, Any], where: str) -> float | None:
 
 def audit_options(raw: dict[str, Any], where: str) -> dict[str, Any]:
     """A statistical entry's optional audit options, checked: ``alpha``, ``nan_policy``, ``float_bits``,
-    ``finalists``, ``batch_size``, ``ratio_test`` (``None`` for each one the entry leaves out)."""
+    ``finalists``, ``batch_size``, ``ratio_test``, ``keep_pairs`` (``None`` for each one the entry leaves out)."""
     nan_policy = raw.get("nan_policy")
     if nan_policy is not None and not isinstance(nan_policy, str):
         raise suite_error(where, "nan_policy", f"expected a string, got {nan_policy!r}", 'write nan_policy = "raise"')
@@ -53,5 +53,10 @@ def audit_options(raw: dict[str, Any], where: str) -> dict[str, Any]:
     if ratio_test is not None and ratio_test not in RATIO_TESTS:
         raise suite_error(where, "ratio_test", f"expected one of {', '.join(RATIO_TESTS)}, got {ratio_test!r}",
                           'write ratio_test = "auto" (or leave it out for "clopper-pearson")')
+    keep = raw.get("keep_pairs")
+    if keep is not None and keep != "all" and (not is_int(keep) or keep < 1):
+        raise suite_error(where, "keep_pairs", f'expected a positive integer or "all", got {keep!r}',
+                          'write keep_pairs = 8 (pairs drawn to the end of a --sequential audit) or keep_pairs = "all"')
     return {"alpha": check_alpha(raw, where), "nan_policy": nan_policy, "float_bits": float_bits,
-            "finalists": raw.get("finalists"), "batch_size": raw.get("batch_size"), "ratio_test": ratio_test}
+            "finalists": raw.get("finalists"), "batch_size": raw.get("batch_size"), "ratio_test": ratio_test,
+            "keep_pairs": keep}
