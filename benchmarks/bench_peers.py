@@ -250,7 +250,8 @@ def run_dpverify(ids: Iterable[str], mode: str, seed: int, workers: int = WORKER
         ladder = (o.details or {}).get("anytime") or {}
         out[eid] = {"stages": len(ladder.get("rounds", [])), "planned_stages": ladder.get("planned_rounds"),
                     "samples_to_verdict": ladder.get("samples_to_verdict"), "n_pairs": ladder.get("n_pairs"),
-                    "n_streams": ladder.get("n_streams"),
+                    "n_streams": ladder.get("n_streams"), "outputs": ladder.get("outputs"),
+                    "pairs_to_end": (ladder.get("rounds") or [{}])[-1].get("pairs"),
                     "outcome": o.outcome, "violation": o.outcome == "violation", "expect": entry.expect,
                     "bound": float(o.epsilon_lower_bound) if o.epsilon_lower_bound is not None else math.nan,
                     "seconds": float(o.seconds), "samples": o.samples, "search_samples": o.search_samples,
@@ -328,7 +329,8 @@ def statdp_outputs(peer: Peer, budget: Budget) -> tuple[int, int]:
 def per_output_rows(passes: Sequence[str], dv: dict[str, dict[str, Any]], sd_results: dict[str, Any],
                     budget: Budget) -> list[str]:
     """Table rows comparing the two tools per output drawn on the mechanisms dpverify passes (where both spend their
-    whole budgets): dpverify's pairs and outputs (the stream of every distinct input of its pairs to the end: pairs
+    whole budgets): dpverify's pairs and outputs (the outputs its streams drew: every distinct input of its pairs
+    until the narrowing checkpoint, then those of the pairs it kept, :mod:`dpverify.statistical.narrowing`; pairs
     that share an input share its stream), StatDP's (:func:`statdp_outputs`), each tool's verdict time per million
     outputs and their ratio."""
     peers = {p.entry: p for p in PEERS}
@@ -337,10 +339,13 @@ def per_output_rows(passes: Sequence[str], dv: dict[str, dict[str, Any]], sd_res
         v, sd = dv.get(e, {}), sd_results.get(e)
         if sd is None or not v.get("n_pairs") or not v.get("samples_to_verdict") or e not in peers:
             continue
-        d_out = int(v.get("n_streams") or 2 * int(v["n_pairs"])) * int(v["samples_to_verdict"])
+        d_out = int(v.get("outputs")
+                    or int(v.get("n_streams") or 2 * int(v["n_pairs"])) * int(v["samples_to_verdict"]))
+        kept = v.get("pairs_to_end")
+        d_pairs = f"{v['n_pairs']} ({kept} to the end)" if kept and kept < v["n_pairs"] else f"{v['n_pairs']}"
         s_pairs, s_out = statdp_outputs(peers[e], budget)
         d_rate, s_rate = v["seconds"] / d_out * 1e6, sd["verdict_seconds"] / s_out * 1e6
-        rows.append(f"| `{e}` | {v['n_pairs']}, {d_out / 1e6:.1f} M, {v['seconds']:.2f} s, {d_rate:.2f} s "
+        rows.append(f"| `{e}` | {d_pairs}, {d_out / 1e6:.1f} M, {v['seconds']:.2f} s, {d_rate:.2f} s "
                     f"| {s_pairs}, {s_out / 1e6:.1f} M, {sd['verdict_seconds']:.1f} s, {s_rate:.2f} s "
                     f"| {d_out / s_out:.1f}× | {s_rate / d_rate:.1f}× |")
     return rows
@@ -550,10 +555,11 @@ def report(command: str, budget: Budget, seed: int, dp: dict[str, dict[str, Any]
         L.append("")
         per_output = per_output_rows(passes, dv, sd_results, budget)
         if per_output:
-            L.append("On those passes, per output drawn (both tools to the end of their budgets; dpverify's stream "
-                     "runs on every distinct input of the catalogue entry's pairs (pairs that share an input share "
-                     "its stream), StatDP's event selection on every pair of its patterns and its test on the pair "
-                     "it selected, both inputs of each counted):")
+            L.append("On those passes, per output drawn (both tools to the end of their budgets; dpverify's streams "
+                     "run on every distinct input of the catalogue entry's pairs (pairs that share an input share "
+                     "its stream) until the checkpoint where the audit narrows to the pairs in contention, then on "
+                     "those of the pairs it kept, StatDP's event selection on every pair of its patterns and its test "
+                     "on the pair it selected, both inputs of each counted):")
             L.append("")
             L.append("| Mechanism | dpverify: pairs, outputs, verdict time, s per M outputs | StatDP: pairs, outputs, "
                      "verdict time, s per M outputs | dpverify's outputs / StatDP's | time per output, StatDP / "

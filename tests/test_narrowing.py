@@ -69,6 +69,8 @@ def test_dropped_pairs_are_no_longer_drawn_and_the_default_keeps_four() -> None:
     assert 256 * 2 ** narrowed_from == narrowing.NARROW_FROM
     assert all(r.pairs <= narrowing.KEEP_PAIRS + len(PASS_PAIRS) and r.pairs < 6 for r in kept.rounds[narrowed_from:])
     assert kept.rounds[:narrowed_from] == every.rounds[:narrowed_from]
+    # outputs drawn: every distinct input's stream to the end without narrowing, fewer with it
+    assert every.outputs == every.n_streams * 150_000 > kept.outputs > every.n_streams * narrowing.NARROW_FROM
     with pytest.raises(InputError, match="keep_pairs"):
         audit_anytime(Laplace(0.5), PASS_PAIRS, 0.5, samples=1000, seed=1, workers=1, keep_pairs=0)
 

@@ -145,7 +145,8 @@ class AnytimeResult(ViolationVerdict):
     (the whole stream up to the stopping batch, the searched outputs among them); ``test_samples``: those drawn after
     the first checkpoint, while bets were placed; ``search_samples``: those before it.  ``n_streams``: the streams
     drawn, one per distinct input of the pairs (:mod:`dpverify.execution.sources`; ``2 n_pairs`` when no two pairs
-    share an input), so ``n_streams * samples_to_verdict`` outputs in all.  ``witness``: the finalist
+    share an input); ``outputs``: the outputs drawn in all, ``n_streams * samples_to_verdict`` unless pairs were
+    dropped (:mod:`dpverify.statistical.narrowing`).  ``witness``: the finalist
     holding the largest share of the claim tier's wealth at the end, with its counts in its epoch
     (``witness.test.samples`` outputs per input) and the audit's bound; its ``p_num_low`` / ``p_den_high`` are NaN
     (the test martingale bounds ε directly, not the two probabilities).
@@ -172,6 +173,7 @@ class AnytimeResult(ViolationVerdict):
     loss_histogram: dict[str, Any] | None = field(default=None, compare=False)
     reproducible: bool = True
     library: LibraryTiming | None = field(default=None, compare=False)
+    outputs: int = 0
 
     def _measured(self) -> Measured:
         return Measured("epsilon_lower_bound", self.epsilon_lower_bound)
@@ -226,6 +228,7 @@ class AnytimeResult(ViolationVerdict):
             "samples": self.samples, "samples_to_verdict": self.samples_to_verdict,
             "test_samples": self.test_samples, "search_samples": self.search_samples,
             "stopped_early": self.stopped_early, "n_pairs": self.n_pairs, "n_streams": self.n_streams,
+            "outputs": self.outputs,
             "output_kind": self.output_kind,
             "seed": self.seed, "seconds": self.seconds, "workers": self.workers, "notes": list(self.notes),
             "loss_histogram": self.loss_histogram, "reproducible": self.reproducible,
@@ -388,7 +391,7 @@ def audit_anytime(
     kinds: set[str] = set()
     timing = BatchTiming()
     signature: Signature | None = None
-    position, violated = 0, False
+    position, violated, outputs = 0, False, 0
     checkpoint_at = {c: k for k, c in enumerate(checkpoints)}
     ends = checkpoints[1:] + [samples]
 
@@ -443,6 +446,7 @@ def audit_anytime(
                     # while this one's bets are played (drawn ahead of a stop, it is never read)
                     sent[b + 1] = send(b + 1)
                 drawn = sent.pop(b)()
+                outputs += m * streams.live_streams
                 signature = next(d.signatures[0] for d in drawn if d.signatures)
                 timing = timing + BatchTiming.total(d.timing for d in drawn)
                 position += m
@@ -487,7 +491,7 @@ def audit_anytime(
         violation=violated, epsilon_lower_bound=lb, epsilon=epsilon, delta=delta, alpha=alpha, witness=witness,
         rounds=tuple(rounds), planned_rounds=len(checkpoints), samples=samples, samples_to_verdict=position,
         test_samples=bet_on, n_pairs=len(pair_list), output_kind="/".join(sorted(kinds)), seed=entropy,
-        n_streams=streams.n_streams,
+        n_streams=streams.n_streams, outputs=outputs,
         seconds=seconds, workers=workers_used, notes=tuple(notes),
         loss_histogram=histogram,
         reproducible=reproducible, library=library)

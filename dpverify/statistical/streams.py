@@ -291,7 +291,7 @@ class Streams:
     def __init__(self, mechanism: Any, pairs: Sequence[Pair], entropy: int, nan_policy: str, cap: int,
                  pool: WorkerPool) -> None:
         self.n_pairs = len(pairs)
-        sources = stream_sources(pairs)
+        sources = self.sources = stream_sources(pairs)
         self.n_streams = len({source for two in sources for source in two})    # one per distinct input
         self.local: StreamLane | None = StreamLane(mechanism, dict(enumerate(pairs)), entropy, nan_policy, cap,
                                                    dict(enumerate(sources)))
@@ -379,6 +379,11 @@ class Streams:
             if isinstance(d, Drawn) and d.error is not None:
                 raise d.error.with_traceback(None)
         return got
+
+    @property
+    def live_streams(self) -> int:
+        """The distinct inputs' streams of the pairs not :attr:`dropped` (a batch draws ``m`` outputs of each)."""
+        return len({source for i, two in enumerate(self.sources) if i not in self.dropped for source in two})
 
     def drop(self, pairs: Sequence[int]) -> None:
         """Stop drawing and searching the streams of ``pairs`` (their kept outputs stay for :meth:`outputs`); on
