@@ -151,3 +151,33 @@ def test_a_suite_entry_sets_keep_pairs_for_sequential_runs_only(tmp_path) -> Non
     for bad in ("0", '"some"', "1.5"):
         with pytest.raises(SuiteError, match="keep_pairs"):
             _suite(tmp_path, bad)
+
+
+def test_with_a_remote_executor_dropped_pairs_are_not_sent() -> None:
+    from dpverify.execution.sampling import remote_executor
+
+    class Recording:
+        """An in-process stand-in for a remote executor: runs the tasks here, counts the batches per pair."""
+
+        def __init__(self) -> None:
+            self.batches: dict[int, int] = {}
+
+        def slots(self) -> int:
+            return 2
+
+        def unsendable(self, task) -> None:
+            return None
+
+        def run(self, tasks, fn):
+            for t in tasks:
+                if fn.__name__ == "run_batch":
+                    self.batches[t.pair_index] = self.batches.get(t.pair_index, 0) + 1
+            return [fn(t) for t in tasks]
+
+    one = audit_anytime(Laplace(0.5), PASS_PAIRS, 0.5, samples=150_000, seed=4, workers=1, keep_pairs=1)
+    rec = Recording()
+    with remote_executor(rec):
+        far = audit_anytime(Laplace(0.5), PASS_PAIRS, 0.5, samples=150_000, seed=4, workers=2, keep_pairs=1)
+    assert {k: v for k, v in one.to_dict().items() if k not in DROP} == \
+        {k: v for k, v in far.to_dict().items() if k not in DROP}
+    assert len(set(rec.batches.values())) > 1          # the dropped pairs' streams stopped being sent
