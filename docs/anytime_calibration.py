@@ -322,11 +322,15 @@ def compared(option: str, values: list[float], label: str, ids: list[str], seeds
                     o = run_entry(entry, "quick", s, workers, sequential=True)
                     stv.append((o.details or {}).get("anytime", {}).get("samples_to_verdict", 0)
                                if o.outcome == "violation" else math.inf)
-            halves = [stv[:seeds], stv[seeds:]]
-            cells = [f"{sum(x < math.inf for x in h)}/{seeds}, {sum(x <= GOAL for x in h)}/{seeds}, "
-                     f"{float(np.median(h)):,.0f}" for h in halves]
-            lines.append(f"| `{entry.id}` | {label.format(v)} | {cells[0]} | {cells[1]} |")
+            lines.append(f"| `{entry.id}` | {label.format(v)} | {halves_cells(stv, seeds)} |")
     return lines
+
+
+def halves_cells(stv: list[float], seeds: int) -> str:
+    """The two table cells of :func:`compared` for samples to a verdict ``stv`` (``inf``: none) over two halves of
+    ``seeds`` run seeds each: verdicts, verdicts within 10⁴, median."""
+    return " | ".join(f"{sum(x < math.inf for x in h)}/{seeds}, {sum(x <= GOAL for x in h)}/{seeds}, "
+                      f"{float(np.median(h)):,.0f}" for h in (stv[:seeds], stv[seeds:]))
 
 
 def size_se_patch(value: float) -> Any:
@@ -363,11 +367,8 @@ def one_leak(values: list[Any], seeds: int, first_seed: int, workers: int) -> li
                               search_samples=SIZING_BUDGET[1], seed=s, workers=workers, keep_pairs=v)
             right = r.violation and r.witness is not None and r.witness.test.pair_index == 7
             stv.append(r.samples_to_verdict if right else math.inf)
-        halves = [stv[:seeds], stv[seeds:]]
-        cells = [f"{sum(x < math.inf for x in h)}/{seeds}, {sum(x <= GOAL for x in h)}/{seeds}, "
-                 f"{float(np.median(h)):,.0f}" for h in halves]
-        lines.append(f"| one pair of 13 at {ONE_LEAK:g}× the claim (Laplace, the others tight) | {v} | {cells[0]} | "
-                     f"{cells[1]} |")
+        lines.append(f"| one pair of 13 at {ONE_LEAK:g}× the claim (Laplace, the others tight) | {v} | "
+                     f"{halves_cells(stv, seeds)} |")
     return lines
 
 
