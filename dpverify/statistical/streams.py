@@ -99,7 +99,7 @@ class Found:
 
     @classmethod
     def dropped(cls) -> "Found":
-        """The result of a pair the audit no longer draws (:func:`dpverify.statistical.narrowing.narrowed`)."""
+        """The result of a pair the audit no longer draws (:func:`dpverify.statistical.narrowing.pairs_to_drop`)."""
         return cls([], "", 0)
 
 

@@ -8,6 +8,7 @@ from typing import Any
 
 from dpverify.errors import SuiteError
 from dpverify.statistical.ratio_tests import RATIO_TESTS
+from dpverify.suites.model import KEEP_ALL
 
 __all__ = ["suite_error", "is_int", "is_number", "check_alpha", "audit_options"]
 
@@ -54,7 +55,7 @@ def audit_options(raw: dict[str, Any], where: str) -> dict[str, Any]:
         raise suite_error(where, "ratio_test", f"expected one of {', '.join(RATIO_TESTS)}, got {ratio_test!r}",
                           'write ratio_test = "auto" (or leave it out for "clopper-pearson")')
     keep = raw.get("keep_pairs")
-    if keep is not None and keep != "all" and (not is_int(keep) or keep < 1):
+    if keep is not None and keep != KEEP_ALL and (not is_int(keep) or keep < 1):
         raise suite_error(where, "keep_pairs", f'expected a positive integer or "all", got {keep!r}',
                           'write keep_pairs = 8 (pairs drawn to the end of a --sequential audit) or keep_pairs = "all"')
     return {"alpha": check_alpha(raw, where), "nan_policy": nan_policy, "float_bits": float_bits,
