@@ -33,7 +33,7 @@ __all__ = ["NARROW_FROM", "NARROW_SHARE", "KEEP_PAIRS", "narrows", "pairs_to_dro
 NARROW_FROM = 65_536
 #: ... and from which share of the budget (``samples / NARROW_SHARE``)
 NARROW_SHARE = 8
-#: pairs kept by default (besides those holding a finalist)
+#: pairs kept by default, those holding a finalist among them (more only when the finalists are on more pairs)
 KEEP_PAIRS = 4
 
 
