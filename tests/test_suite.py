@@ -144,6 +144,8 @@ ENTRY_ERRORS: list[tuple[str, str, list[str]]] = [
     ("bad delta", entry_toml(claim="{ epsilon = 1.0, delta = 1.5 }"), ["entry 'e1'", "key 'claim.delta'"]),
     ("unknown claim key", entry_toml(claim="{ epsilon = 1.0, eps = 2 }"), ["entry 'e1'", "key 'eps'"]),
     ("bad expect", entry_toml(expect='"fail"'), ["entry 'e1'", "key 'expect'", "'fail'", 'expect = "violation"']),
+    ("bad expect in a list", entry_toml(expect='["pass", "fail"]'), ["entry 'e1'", "key 'expect'", "'fail'"]),
+    ("expect list repeats", entry_toml(expect='["pass", "pass"]'), ["entry 'e1'", "key 'expect'", "listed twice"]),
     ("unsupported kind", entry_toml(kind='"lemma"'), ["entry 'e1'", "key 'kind'", "'lemma'",
                                                          "supported kinds: statistical, exact, em"]),
     ("search on a statistical entry", entry_toml(search='{ restarts = 2 }'),

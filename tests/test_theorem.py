@@ -204,6 +204,10 @@ def test_theorem_entries_run_report_and_plot(tmp_path: Path) -> None:
     ({"sweep": '{ param = "factor", values = [1] }'}, "'factor' is also in params"),
     ({"sweep": '{ param = "t", values = [] }'}, "expected a non-empty list"),
     ({"alpha": "2"}, "expected a number in (0, 1)"),
+    ({"expect": '["inconclusive", "pass"]'}, "unknown expectation 'pass' for a theorem entry"),
+    ({"expect": '["holds", "holds"]'}, "an outcome is listed twice"),
+    ({"expect": "[]"}, "expected an outcome or a non-empty list of outcomes"),
+    ({"expect": '["holds", 1]'}, "expected an outcome or a non-empty list of outcomes"),
 ])
 def test_theorem_entries_are_validated(tmp_path: Path, over: dict[str, str], words: str) -> None:
     from dpverify.suites import load_suite
@@ -213,6 +217,26 @@ def test_theorem_entries_are_validated(tmp_path: Path, over: dict[str, str], wor
     with pytest.raises(SuiteError) as info:
         load_suite(path)
     assert words in str(info.value) and "entry 'tail'" in str(info.value)
+
+
+def test_a_list_of_expected_outcomes_matches_any_of_them(tmp_path: Path) -> None:
+    # An attained bound (factor 1: P = e^-1 exactly): the verdict is a coin between inconclusive and, with
+    # probability <= alpha/2 per side, holds or violated; a suite lists the outcomes it accepts.  The verdicts
+    # below are those of the fixed seeds (far from the bound, each other verdict has probability < 1e-100).
+    from dpverify.suites import load_suite, run_suites
+
+    path = tmp_path / "th.toml"
+    path.write_text(HEAD + _entry(id='"tight"', params="{ factor = 1.0, t = 1.0 }", sweep="",
+                                  expect='["inconclusive", "holds"]')
+                    + _entry(id='"off"', params="{ factor = 0.9, t = 1.0 }", sweep="",
+                             expect='["inconclusive", "holds"]'), encoding="utf-8")
+    suite = load_suite(path)
+    assert suite.entries[0].expect == "inconclusive|holds"
+    assert suite.entries[0].expected == ("inconclusive", "holds")
+    tight, off = run_suites([suite])
+    assert tight.outcome in ("inconclusive", "holds") and tight.matched
+    assert tight.to_dict()["expectation"] == "inconclusive|holds"
+    assert off.outcome == "violated" and not off.matched
 
 
 def test_theorem_entry_with_unmet_hypotheses_is_an_error_outcome(tmp_path: Path) -> None:

@@ -62,12 +62,14 @@ claim (:func:`dpverify.code_checks.ledger.check_ledger`); it takes no pairs, rel
     mechanism = "algorithms.theorems.private_mst:LaplaceAccuracy"   # the theorem class (dpverify.theorems.check)
     params = { epsilon = 1.0, k = 4 }                # its keyword parameters
     sweep = { param = "gamma", values = [0.1, 0.5] } # optional: one parameter swept (a plot per entry)
-    expect = "holds"                                 # "holds" | "violated" | "inconclusive"
+    expect = "holds"                                 # "holds" | "violated" | "inconclusive", or a list of them
     quick = { samples = 2000 }                       # runs per sweep point
 
 ``theorem``: the theorem object's Monte Carlo check (:func:`dpverify.theorems.check.check_theorem`, or
 :func:`~dpverify.theorems.check.check_sweep` with each point at ``alpha / len(values)``); the outcome is the verdict
-(``holds`` / ``violated`` / ``inconclusive``); it takes no claim (the theorem states its bound), pairs, input
+(``holds`` / ``violated`` / ``inconclusive``); ``expect`` may list several outcomes, any of which matches
+(``["inconclusive", "holds"]`` for a bound that is attained exactly, where the interval falls below it with
+probability α/2 and ``holds`` is then as true as ``inconclusive``); it takes no claim (the theorem states its bound), pairs, input
 or relation.
 
 Lists of numbers become numpy arrays (``int64`` when every element is an integer, else ``float64``);

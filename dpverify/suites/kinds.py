@@ -159,7 +159,7 @@ def found_cell_of(name: str) -> Callable[[EntryOutcome], str] | None:
 def make_outcome(entry: Entry, ctx: RunContext, **fields: Any) -> EntryOutcome:
     """An :class:`EntryOutcome` of ``entry`` with the common fields filled from the entry and ``ctx``; ``fields``
     (``outcome``, ``epsilon_lower_bound``, ``witness``, ``details``, ``result``, ...) override them.  ``matched``
-    defaults to ``outcome == entry.expect`` and ``seconds`` to the time since ``ctx.t0``."""
+    defaults to whether ``outcome`` is one of ``entry.expected`` and ``seconds`` to the time since ``ctx.t0``."""
     budget = entry.budget(ctx.mode)
     base: dict[str, Any] = dict(
         suite=entry.suite, id=entry.id, kind=entry.kind, mechanism=entry.mechanism, claim=entry.claim,
@@ -167,7 +167,7 @@ def make_outcome(entry: Entry, ctx: RunContext, **fields: Any) -> EntryOutcome:
         search_samples=budget.search_samples, seed=ctx.seed, epsilon_lower_bound=None, seconds=ctx.seconds,
     )
     base.update(fields)
-    base.setdefault("matched", base.get("outcome") == entry.expect)
+    base.setdefault("matched", base.get("outcome") in entry.expected)
     if "measured" not in base:
         measured = getattr(base.get("result"), "measured", None)
         base["measured"] = measured if isinstance(measured, Measured) else None

@@ -212,6 +212,12 @@ class Entry:
         return f"{self.suite}/{self.id}"
 
     @property
+    def expected(self) -> tuple[str, ...]:
+        """The outcomes that match this entry's expectation: ``expect`` is one outcome, or several joined by
+        ``"|"`` (a suite's ``expect = ["inconclusive", "holds"]``)."""
+        return tuple(self.expect.split("|"))
+
+    @property
     def where(self) -> str:
         """Location used in error messages: ``"<file>: entry '<id>'"``."""
         return f"{self.path}: entry '{self.id}'"
@@ -254,7 +260,8 @@ class EntryOutcome:
 
     ``outcome`` is ``"pass"`` (no violation detected at this budget -- not a proof of privacy),
     ``"violation"``, ``"error"`` (the entry could not be audited; ``error`` says why) or ``"not-run"``
-    (the run was interrupted first).  ``matched`` is ``outcome == expectation``.
+    (the run was interrupted first).  ``matched`` is whether ``outcome`` is one of the expected outcomes
+    (``expectation``: one outcome, or several joined by ``"|"``).
     """
 
     suite: str

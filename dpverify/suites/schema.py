@@ -256,6 +256,21 @@ def _mechanism_params_description(raw: dict[str, Any], where: str) -> tuple[str,
     return mech, params, description
 
 
+def _expectation(value: Any, allowed: Sequence[str], where: str, what: str, fix: str) -> str:
+    """The entry's expectation: one outcome, or a list of distinct outcomes any of which matches (for a check whose
+    right outcome is a coin, e.g. a theorem whose bound is attained exactly: ``holds`` is as true there as
+    ``inconclusive``).  A list is kept as its outcomes joined by ``"|"`` (see :attr:`Entry.expected`)."""
+    values = [value] if isinstance(value, str) else value
+    if not isinstance(values, list) or not values or not all(isinstance(v, str) for v in values):
+        raise suite_error(where, "expect", f"expected an outcome or a non-empty list of outcomes, got {value!r}", fix)
+    for v in values:
+        if v not in allowed:
+            raise suite_error(where, "expect", f"unknown expectation {v!r} for {what}", fix)
+    if len(set(values)) != len(values):
+        raise suite_error(where, "expect", f"an outcome is listed twice in {value!r}", "list each outcome once")
+    return "|".join(values)
+
+
 def parse_entry(raw: Any, index: int, suite: str, path: Path, budgets: dict[str, Budget],
            import_paths: tuple[Path, ...]) -> Entry:
     where = f"{path}: entry #{index + 1}"
@@ -288,13 +303,13 @@ def parse_entry(raw: Any, index: int, suite: str, path: Path, budgets: dict[str,
         raise suite_error(where, "kind", f"kind {kind!r} is not supported",
                    f"supported kinds: {', '.join(SUPPORTED_KINDS)}")
     mech, params, description = _mechanism_params_description(raw, where)
-    expect = raw["expect"]
-    if kind == "theorem" and expect not in THEOREM_EXPECTATIONS:
-        raise suite_error(where, "expect", f"unknown expectation {expect!r} for a theorem entry",
-                   'write expect = "holds", "violated" or "inconclusive" (the verdict measured)')
-    if kind != "theorem" and expect not in EXPECTATIONS:
-        raise suite_error(where, "expect", f"unknown expectation {expect!r}",
-                   'write expect = "pass" (no violation expected) or expect = "violation"')
+    if kind == "theorem":
+        expect = _expectation(raw["expect"], THEOREM_EXPECTATIONS, where, "a theorem entry",
+                              'write expect = "holds", "violated" or "inconclusive" (the verdict measured), or a '
+                              'list of them, e.g. ["inconclusive", "holds"] for a bound that is attained')
+    else:
+        expect = _expectation(raw["expect"], EXPECTATIONS, where, "a statistical entry",
+                              'write expect = "pass" (no violation expected) or expect = "violation"')
     if kind == "theorem":
         return _theorem_entry(raw, suite, path, where, mech, params, expect, description, budgets, import_paths)
 
@@ -392,10 +407,8 @@ def _registered_kind_entry(raw: dict[str, Any], suite: str, path: Path, where: s
             raise suite_error(where, key, f"missing required key of a '{name}' entry",
                               f"add {key} = ... (see the documentation of the '{name}' kind)")
     mech, params, description = _mechanism_params_description(raw, where)
-    expect = raw["expect"]
-    if expect not in kind.expectations:
-        raise suite_error(where, "expect", f"unknown expectation {expect!r} for a '{name}' entry",
-                          f"write expect = one of {', '.join(repr(e) for e in kind.expectations)}")
+    expect = _expectation(raw["expect"], kind.expectations, where, f"a '{name}' entry",
+                          f"write expect = one of {', '.join(repr(e) for e in kind.expectations)}, or a list of them")
     pairs = _pairs(raw["pairs"], where) if "pairs" in raw else None
     inp = _value_or_builder(raw["input"], where, "input") if "input" in raw else None
     relation = _relation(raw["relation"], where) if "relation" in raw else None
