@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from markers import SIGINT_IGNORED
 
 from dpverify.cli import commands as cli
 from dpverify.reporting import report as report_mod
@@ -285,12 +286,6 @@ class _SignalTurnedIntoError(mechs.FakeAudit):
                 raise ImportError("initialization failed") from None
             raise AssertionError("no SIGINT handler raised")
         return super().__call__(*args, **kw)
-
-
-#: a process started with SIGINT ignored (a background job of a non-interactive shell, ``nohup``) keeps it ignored,
-#: and so do the runs it starts: dpverify then installs no handler, by design, and a Ctrl-C cannot interrupt them
-SIGINT_IGNORED = pytest.mark.skipif(signal.getsignal(signal.SIGINT) is signal.SIG_IGN,
-                                    reason="SIGINT is ignored in this process (started in the background)")
 
 
 @SIGINT_IGNORED

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from markers import SIGINT_IGNORED
 
 pytestmark = [
     pytest.mark.slow,
@@ -149,12 +150,6 @@ CASES = (
        for t in ("start", "entries:1")]
     + [Case("workers2-group-term", ((0.1, TERM),), "entries:1", ("--jobs", "1", "--workers", "2"), group=True)]
 )
-
-
-#: a process started with SIGINT ignored (a background job of a non-interactive shell, ``nohup``) keeps it ignored,
-#: and so do the runs it starts: dpverify then installs no handler, by design, and a Ctrl-C cannot interrupt them
-SIGINT_IGNORED = pytest.mark.skipif(signal.getsignal(signal.SIGINT) is signal.SIG_IGN,
-                                    reason="SIGINT is ignored in this process (started in the background)")
 
 
 @SIGINT_IGNORED
