@@ -69,8 +69,8 @@ claim (:func:`dpverify.code_checks.ledger.check_ledger`); it takes no pairs, rel
 :func:`~dpverify.theorems.check.check_sweep` with each point at ``alpha / len(values)``); the outcome is the verdict
 (``holds`` / ``violated`` / ``inconclusive``); ``expect`` may list several outcomes, any of which matches
 (``["inconclusive", "holds"]`` for a bound that is attained exactly, where the interval falls below it with
-probability α/2 and ``holds`` is then as true as ``inconclusive``); it takes no claim (the theorem states its bound), pairs, input
-or relation.
+probability α/2 and ``holds`` is then as true as ``inconclusive``); it takes no claim (the theorem states its
+bound), pairs, input or relation.
 
 Lists of numbers become numpy arrays (``int64`` when every element is an integer, else ``float64``);
 scalars stay Python ``int``/``float``; TOML ``nan``/``inf`` are allowed.

@@ -307,11 +307,9 @@ def parse_entry(raw: Any, index: int, suite: str, path: Path, budgets: dict[str,
         expect = _expectation(raw["expect"], THEOREM_EXPECTATIONS, where, "a theorem entry",
                               'write expect = "holds", "violated" or "inconclusive" (the verdict measured), or a '
                               'list of them, e.g. ["inconclusive", "holds"] for a bound that is attained')
-    else:
-        expect = _expectation(raw["expect"], EXPECTATIONS, where, "a statistical entry",
-                              'write expect = "pass" (no violation expected) or expect = "violation"')
-    if kind == "theorem":
         return _theorem_entry(raw, suite, path, where, mech, params, expect, description, budgets, import_paths)
+    expect = _expectation(raw["expect"], EXPECTATIONS, where, f"a '{kind}' entry",
+                          'write expect = "pass" (no violation expected) or expect = "violation"')
 
     has_pairs, has_input, has_rel = "pairs" in raw, "input" in raw, "relation" in raw
     pairs = relation = inp = None
