@@ -40,7 +40,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["NoiseSource", "NORMS", "KINDS", "laplace_noise", "bernoulli"]
+__all__ = ["NoiseSource", "NORMS", "KINDS", "laplace_noise", "bernoulli", "random_bytes"]
 
 #: Norms a step's sensitivity can be declared in.
 NORMS: tuple[str, ...] = ("l1", "l2", "linf")
@@ -68,10 +68,39 @@ def laplace_noise(rng: np.random.Generator, scale: float, size: int | tuple[int,
     out *= scale
     m = out.size
     if m:
-        bits = np.unpackbits(np.frombuffer(rng.bytes((m + 7) // 8), dtype=np.uint8), count=m)
+        bits = np.unpackbits(random_bytes(rng, (m + 7) // 8), count=m)
         bits <<= 7
         out.reshape(-1).view(np.uint8)[_SIGN_BYTE::8] ^= bits
     return out
+
+
+#: bit generators whose 32-bit draws are the halves of their 64-bit ones, low half first, the high half kept for the next
+#: 32-bit draw (numpy's ``has_uint32`` / ``uinteger`` state); MT19937 draws 32 bits natively and is not among them
+_SPLIT_64 = (np.random.PCG64, np.random.PCG64DXSM, np.random.SFC64, np.random.Philox)
+
+
+def random_bytes(rng: np.random.Generator, length: int) -> np.ndarray:
+    """``np.frombuffer(rng.bytes(length), np.uint8)`` -- the same bytes, and the generator left in the same state --
+    without ``Generator.bytes``' fixed cost (about 12 µs a call here, against 1 µs for the raw draws: it goes through
+    ``integers(0, 2**32, dtype=uint32)``; on the SVT's 11 Laplace steps of a 256-row batch that was a sixth of the
+    call).
+
+    ``rng.bytes(length)`` is ``ceil(length / 4)`` 32-bit draws, little-endian.  For the bit generators of
+    :data:`_SPLIT_64` with no 32-bit half pending, those are the 64-bit raw draws' low and high halves in turn, so the
+    bytes are the raw draws' own (little-endian); an odd number of halves leaves the last high half pending, as
+    ``rng.bytes`` does.  Any other generator or state takes ``rng.bytes`` itself."""
+    bg = rng.bit_generator
+    if type(bg) in _SPLIT_64 and length > 0 and sys.byteorder == "little":
+        state = bg.state
+        if not state["has_uint32"]:
+            halves = (length - 1) // 4 + 1
+            raw = bg.random_raw((halves + 1) // 2)
+            if halves % 2:
+                state = bg.state
+                state["has_uint32"], state["uinteger"] = 1, int(raw[-1] >> np.uint64(32))
+                bg.state = state
+            return raw.view(np.uint8)[:length]
+    return np.frombuffer(rng.bytes(length), dtype=np.uint8)
 
 
 #: bits of a uniform double of numpy's ``Generator.random`` (``(next_uint64 >> 11) · 2^-53``)
