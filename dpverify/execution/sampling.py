@@ -34,6 +34,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from dpverify.errors import DPVerifyError, MechanismError, mechanism_failure
+from dpverify.execution.lanes import Lane
 from dpverify.execution.worker_threads import at_threads, hold_threads, start_worker, worker_threads
 
 __all__ = [
@@ -350,7 +351,7 @@ class WorkerPool:
         self._remote = _remote
         self._remote_checked = False
         self._rates: dict[Any, float] = {}   # outputs per second of each fn and mechanism run here (INLINE_SECONDS)
-        self._lanes: list[ProcessPoolExecutor] = []
+        self._lanes: list[Lane] = []
         self._held: Any | None = None     # this process's library threads held at the workers' share (_executor)
         self._holding = False
 
@@ -367,10 +368,15 @@ class WorkerPool:
         :func:`dpverify.execution.worker_threads.start_worker` (freed memory kept; the libraries' threads shared out
         among the ``workers``).  Until :meth:`close`, this process's libraries run the workers' share of threads too
         (:func:`dpverify.execution.worker_threads.hold_threads`): it runs alongside them, and they inherit it."""
+        return ProcessPoolExecutor(max_workers=processes, initializer=start_worker, initargs=(self._hold(),))
+
+    def _hold(self) -> int | None:
+        """The libraries' threads of each worker, held at that share in this process too until :meth:`close`
+        (:meth:`_executor`)."""
         threads = worker_threads(self.workers)
         if not self._holding and threads is not None:
             self._held, self._holding = hold_threads(threads), True
-        return ProcessPoolExecutor(max_workers=processes, initializer=start_worker, initargs=(threads,))
+        return threads
 
     def start(self) -> None:
         """Start the worker processes now rather than on the first call that needs them (e.g. before timed work, or
@@ -395,15 +401,15 @@ class WorkerPool:
         except DPVerifyError as exc:
             raise exc.with_traceback(None) from None
 
-    def lanes(self) -> list[ProcessPoolExecutor]:
-        """One single-process executor per worker, started on the first call and kept until :meth:`close`: what is
-        sent to lane ``w`` always runs in the same process, so a task may leave state there for the next ones (the
+    def lanes(self) -> list[Lane]:
+        """One :class:`dpverify.execution.lanes.Lane` per worker (a process reached through a pipe), started on the
+        first call and kept until :meth:`close`: what is sent to lane ``w`` always runs in the same process, so a task may leave state there for the next ones (the
         anytime audit keeps each pair's stream where it is drawn: :mod:`dpverify.statistical.streams`).  Local
         workers only (not with a remote executor)."""
         if self._remote is not None:
             raise RuntimeError("lanes are local worker processes; this pool sends its tasks to a remote executor")
         if not self._lanes:
-            self._lanes = [self._executor(1) for _ in range(self.workers)]
+            self._lanes = [Lane(start_worker, (self._hold(),)) for _ in range(self.workers)]
         self.used = max(self.used, self.workers)
         return self._lanes
 
