@@ -86,22 +86,25 @@ def random_bytes(rng: np.random.Generator, length: int) -> np.ndarray:
     call).
 
     ``rng.bytes(length)`` is ``ceil(length / 4)`` 32-bit draws, little-endian.  For the bit generators of
-    :data:`_SPLIT_64` with no 32-bit half pending, those are the 64-bit raw draws' low and high halves in turn, so the
-    bytes are the raw draws' own (little-endian); an odd number of halves leaves the last high half pending, as
-    ``rng.bytes`` does.  Any other generator or state takes ``rng.bytes`` itself."""
+    :data:`_SPLIT_64` those are the pending half (``has_uint32``: the high half of a 64-bit draw that an earlier
+    32-bit draw left) if there is one, then the 64-bit raw draws' low and high halves in turn; an odd number of
+    halves from the raw draws leaves the last high half pending, as ``rng.bytes`` does.  Any other generator takes
+    ``rng.bytes`` itself."""
     bg = rng.bit_generator
-    if type(bg) in _SPLIT_64 and length > 0 and sys.byteorder == "little":
+    if type(bg) not in _SPLIT_64 or length <= 0 or sys.byteorder != "little":
+        return np.frombuffer(rng.bytes(length), dtype=np.uint8)
+    state = bg.state
+    pending = int(state["has_uint32"])
+    halves = (length - 1) // 4 + 1 - pending                  # halves the raw draws give
+    raw = bg.random_raw((halves + 1) // 2)
+    words = raw.view(np.uint32)[:halves]
+    if pending:
+        words = np.concatenate([np.array([state["uinteger"]], dtype=np.uint32), words])
+    if pending or halves % 2:                                   # the pending half changes
         state = bg.state
-        if not state["has_uint32"]:
-            halves = (length - 1) // 4 + 1
-            raw = bg.random_raw((halves + 1) // 2)
-            if halves % 2:
-                state = bg.state
-                state["has_uint32"], state["uinteger"] = 1, int(raw[-1] >> np.uint64(32))
-                bg.state = state
-            return raw.view(np.uint8)[:length]
-    return np.frombuffer(rng.bytes(length), dtype=np.uint8)
-
+        state["has_uint32"], state["uinteger"] = halves % 2, int(raw[-1] >> np.uint64(32)) if halves % 2 else 0
+        bg.state = state
+    return words.view(np.uint8)[:length]
 
 #: bits of a uniform double of numpy's ``Generator.random`` (``(next_uint64 >> 11) · 2^-53``)
 _DOUBLE_BITS = 53
