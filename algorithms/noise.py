@@ -74,8 +74,8 @@ def laplace_noise(rng: np.random.Generator, scale: float, size: int | tuple[int,
     return out
 
 
-#: bit generators whose 32-bit draws are the halves of their 64-bit ones, low half first, the high half kept for the next
-#: 32-bit draw (numpy's ``has_uint32`` / ``uinteger`` state); MT19937 draws 32 bits natively and is not among them
+#: bit generators whose 32-bit draws are the halves of their 64-bit ones, low half first, the high half kept for the
+#: next 32-bit draw (numpy's ``has_uint32`` / ``uinteger`` state); MT19937 draws 32 bits natively and is not among them
 _SPLIT_64 = (np.random.PCG64, np.random.PCG64DXSM, np.random.SFC64, np.random.Philox)
 
 
@@ -105,6 +105,7 @@ def random_bytes(rng: np.random.Generator, length: int) -> np.ndarray:
         state["has_uint32"], state["uinteger"] = halves % 2, int(raw[-1] >> np.uint64(32)) if halves % 2 else 0
         bg.state = state
     return words.view(np.uint8)[:length]
+
 
 #: bits of a uniform double of numpy's ``Generator.random`` (``(next_uint64 >> 11) · 2^-53``)
 _DOUBLE_BITS = 53

@@ -5,8 +5,8 @@ stream in the lane that draws it (:mod:`dpverify.statistical.streams`) and sends
 and the finalists' events out, four counts per finalist back, a few hundred bytes each way.  A single-process
 ``concurrent.futures.ProcessPoolExecutor`` did the same with a management thread, a call queue and a result queue
 per lane: about 300 µs of round trip and 270 µs of this process's CPU per call on this project's 2-core machine,
-against 55 and 25 µs through a bare pipe (``multiprocessing.Pipe``), and the audit's main process ran beside both
-workers on their two cores.
+against 55 and 25 µs through a bare pipe (``multiprocessing.Pipe``; a local measurement), and the audit's main
+process ran beside both workers on their two cores.
 
 A call's reply is read when its :meth:`Reply.result` is asked for, or when a later call's is (replies come in the
 order the calls were sent).  An exception raised by the call is raised by :meth:`Reply.result`; a worker that died

@@ -403,9 +403,9 @@ class WorkerPool:
 
     def lanes(self) -> list[Lane]:
         """One :class:`dpverify.execution.lanes.Lane` per worker (a process reached through a pipe), started on the
-        first call and kept until :meth:`close`: what is sent to lane ``w`` always runs in the same process, so a task may leave state there for the next ones (the
-        anytime audit keeps each pair's stream where it is drawn: :mod:`dpverify.statistical.streams`).  Local
-        workers only (not with a remote executor)."""
+        first call and kept until :meth:`close`: what is sent to lane ``w`` always runs in the same process, so a
+        task may leave state there for the next ones (the anytime audit keeps each pair's stream where it is drawn:
+        :mod:`dpverify.statistical.streams`).  Local workers only (not with a remote executor)."""
         if self._remote is not None:
             raise RuntimeError("lanes are local worker processes; this pool sends its tasks to a remote executor")
         if not self._lanes:
