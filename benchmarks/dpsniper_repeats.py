@@ -6,8 +6,8 @@ speed-up lies near the goal's 10x, or whose DP-Sniper bound comes near dpverify'
 others.  The table this module writes gives, per mechanism, in how many of the K runs the goal was met, and the
 spread of each measured quantity over the runs, so that a reader sees which rows are settled and which are not.
 
-dpverify runs with the same seed in every run: its bound and witness are the same each time (the table says so, or
-shows the spread if they are not), only its time varies.
+dpverify runs with seed ``s + k`` in run ``k`` (``s`` the command's ``--seed``): reproducible, and its bound and
+witness vary over the runs as a fresh seed makes them vary, so that the table shows both tools' spread.
 """
 
 from __future__ import annotations
