@@ -11,6 +11,10 @@ checkpoints of an anytime audit (composition's ``(x + Lap, x + Lap)`` released t
 thresholds per feature need no choice.  Only data-independent events are added: the audit stays valid whatever
 they are worth; on mechanisms whose outputs are not on the query's scale they are simply poor candidates.
 
+The inputs also give one feature whose thresholds the search chooses as any feature's (:class:`ClippedSum`): the
+sum over the coordinates the inputs differ in of each coordinate clipped to its two answers, signed by the move --
+for Laplace noise of one scale on every coordinate, the privacy loss itself up to an affine map.
+
 The inputs anchor the search when both are numbers (one answer, every column of the output compared with it) or
 one-dimensional numeric arrays as long as the output row (coordinate ``j`` of the output against coordinate ``j`` of
 each input, e.g. a histogram)."""
@@ -19,6 +23,7 @@ each input, e.g. a histogram)."""
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from typing import Any, Sequence
 
 import numpy as np
@@ -28,7 +33,7 @@ from dpverify.statistical.columns import MAX_COLUMNS, SortedColumns
 from dpverify.statistical.events import IntervalEvent
 from dpverify.statistical.features import Column, Feature, Identity, Statistic
 
-__all__ = ["Anchors", "input_anchors", "anchored_specs", "ANCHORED"]
+__all__ = ["Anchors", "input_anchors", "anchored_specs", "ANCHORED", "ClippedSum", "clipped_sum"]
 
 #: the family name of anchored events (finalists are chosen and corrected for multiplicity per family)
 ANCHORED = "anchored"
@@ -119,3 +124,65 @@ def anchored_specs(halves: tuple[NDArray, NDArray, NDArray, NDArray], anchors: A
         specs.append((a[0], a[1], lambda i, b0=b0, b1=b1: (int(b0[i]), int(b1[i])), make,
                       f"{feature.name}:anchored", ANCHORED))
     return specs
+
+
+@dataclass(frozen=True)
+class ClippedSum:
+    """``Σ_j w_j · clip(o_j, low_j, high_j)`` over the output columns ``columns``: the privacy loss of Laplace noise
+    of one scale added to each coordinate, up to an affine map.
+
+    For ``o_j = a_j + Lap(b)`` under one input and ``a'_j + Lap(b)`` under the other (``a_j < a'_j``), the log
+    density ratio of coordinate ``j`` is ``(|o_j − a'_j| − |o_j − a_j|) / b = (a_j + a'_j − 2·clip(o_j, a_j,
+    a'_j)) / b``: linear in the clipped coordinate, constant beyond both answers.  Summed over independent
+    coordinates, the loss's level sets -- the best events (Neyman--Pearson) -- are the threshold events of this
+    feature with ``w_j = sign(a'_j − a_j)``: joint events in every coordinate at once, which no single coordinate,
+    the plain sum or a linear score of the raw coordinates has (each is linear where the loss saturates).  The
+    weights and the clipping come from the inputs only, so the feature is data-independent; its thresholds are
+    chosen by the search like any feature's.  NaN in a used column makes the row's value +inf (as :class:`Column`
+    does)."""
+
+    columns: tuple[int, ...]
+    low: tuple[float, ...]
+    high: tuple[float, ...]
+    weights: tuple[float, ...]
+
+    @property
+    def name(self) -> str:
+        return "clipped-sum(out)"
+
+    def __call__(self, out: NDArray) -> NDArray[np.float64]:
+        a = np.asarray(out)
+        v = a.reshape(len(a), -1)[:, list(self.columns)].astype(np.float64)     # a fresh array: clipped in place
+        nan = np.isnan(v).any(axis=1)
+        np.clip(v, np.asarray(self.low), np.asarray(self.high), out=v)
+        s = v @ np.asarray(self.weights, dtype=np.float64)
+        s[nan] = np.inf
+        return s
+
+
+def clipped_sum(anchors: Anchors | None, row_shape: tuple[int, ...]) -> ClippedSum | None:
+    """The :class:`ClippedSum` of a pair with ``anchors`` whose output rows have shape ``row_shape``: each column
+    against the inputs' one answer (scalar inputs), or column ``j`` against coordinate ``j`` of each (inputs as long
+    as the row), over the columns whose two answers differ (at most :data:`MAX_COLUMNS`, those they differ most in).
+    ``None`` without anchors, for rows that are not one-dimensional, and when the anchors match no column or a single
+    column (its thresholds are the column's own)."""
+    if anchors is None or len(row_shape) != 1:
+        return None
+    a0, a1 = anchors
+    width = row_shape[0]
+    if len(a0) == 1:
+        lo, hi = min(a0[0], a1[0]), max(a0[0], a1[0])
+        cols = list(range(min(width, MAX_COLUMNS)))
+        low, high, weights = [lo] * len(cols), [hi] * len(cols), [1.0] * len(cols)
+    elif len(a0) == width:
+        gaps = np.abs(np.subtract(a0, a1))
+        cols = sorted(int(j) for j in np.argsort(-gaps, kind="stable")[:MAX_COLUMNS] if gaps[j] > 0)
+        low = [min(a0[j], a1[j]) for j in cols]
+        high = [max(a0[j], a1[j]) for j in cols]
+        weights = [1.0 if a1[j] > a0[j] else -1.0 for j in cols]
+    else:
+        return None
+    if len(cols) < 2:
+        return None
+    return ClippedSum(tuple(cols), tuple(float(x) for x in low), tuple(float(x) for x in high),
+                      tuple(weights))

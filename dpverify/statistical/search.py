@@ -8,7 +8,7 @@ Families (docs/architecture.md, "adding an event family"; docs/auditor.md):
   events;
 * **threshold and interval events** ``{f(o) <= t}``, ``{f(o) >= t}``, ``{a <= f(o) <= b}`` and single
   point masses ``{f(o) = a}`` on a scalar *feature* ``f``: the output itself, each coordinate of a
-  vector, its sum / max / min / argmax;
+  vector, its sum / max / min / argmax, the clipped sum at the inputs' answers (:mod:`.anchors`);
 * a **learned event** for vector outputs: a logistic-regression score threshold (DP-Sniper,
   Bichsel et al. S&P 2021), fitted on the search sample;
 * optionally (``float_bits``) **floating-point events** on the position of the lowest set bit of a
@@ -35,7 +35,7 @@ from typing import Callable
 import numpy as np
 from numpy.typing import NDArray
 
-from dpverify.statistical.anchors import Anchors, anchored_specs
+from dpverify.statistical.anchors import Anchors, anchored_specs, clipped_sum
 from dpverify.statistical.atoms import HashSetEvent, repeated_hashes
 from dpverify.statistical.cells import (CellSetEvent, ProductRatioScore, bin_counts, fit_cells_and_codes,
                                        block_argmax, fit_product_ratio, nan_start, sorted_distinct, tail_ranks)
@@ -585,6 +585,7 @@ def search_events(
                                       None if sorted_columns is None else sorted_columns.pooled)
             if ratio is not None:
                 features.append(ratio)
+        features += [f for f in (clipped_sum(anchors, o0.shape[1:]),) if f is not None]
     _scalar_features(features, halves, search, sorted_columns)
     if anchors is not None:
         search.families(anchored_specs(halves, anchors, sorted_columns, table if discrete_dtype else None))
