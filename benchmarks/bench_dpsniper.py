@@ -764,8 +764,8 @@ def main(argv: list[str] | None = None) -> int:
         record = json_record(command, fraction, cfg, args.seed, dp, ds, ds_error, rows, profiles)
         if ours.repeat > 1:
             from dpverify.jsonsafe import json_clean
-            record["runs"] = json_clean([{"seed": args.seed + k, "dpverify": d, "dpsniper": (s_ or {}).get("results", {}),
-                                          "dpsniper_error": e, "rows": r}
+            record["runs"] = json_clean([{"seed": args.seed + k, "dpverify": d,
+                                          "dpsniper": (s_ or {}).get("results", {}), "dpsniper_error": e, "rows": r}
                                          for k, ((d, s_, e), r) in enumerate(zip(runs, all_rows))])
         ours.json.write_text(json.dumps(record, indent=1, allow_nan=False) + "\n")
         log(f"[bench_dpsniper] wrote {ours.json}")

@@ -70,11 +70,16 @@ def _features(anchors: Anchors, width: int | None) -> list[tuple[Feature, tuple[
                 + [(Statistic("sum"), tuple(sorted({width * a0[0], width * a1[0]})))])
     if len(a0) != width:
         return []
-    # the coordinates the inputs differ in, at most MAX_COLUMNS of them (those they differ most in)
-    gaps = np.abs(np.subtract(a0, a1))
-    differ = [int(j) for j in np.argsort(-gaps, kind="stable")[:MAX_COLUMNS] if gaps[j] > 0]
-    feats: list[tuple[Feature, tuple[float, ...]]] = [(Column(j), tuple(sorted({a0[j], a1[j]}))) for j in sorted(differ)]
+    feats: list[tuple[Feature, tuple[float, ...]]] = [(Column(j), tuple(sorted({a0[j], a1[j]})))
+                                                      for j in _differing(anchors)]
     return feats + [(Statistic("sum"), tuple(sorted({math.fsum(a0), math.fsum(a1)})))]
+
+
+def _differing(anchors: Anchors) -> list[int]:
+    """The coordinates the inputs differ in, at most :data:`MAX_COLUMNS` of them (those they differ most in), in
+    column order."""
+    gaps = np.abs(np.subtract(*anchors))
+    return sorted(int(j) for j in np.argsort(-gaps, kind="stable")[:MAX_COLUMNS] if gaps[j] > 0)
 
 
 def anchored_specs(halves: tuple[NDArray, NDArray, NDArray, NDArray], anchors: Anchors,
@@ -175,8 +180,7 @@ def clipped_sum(anchors: Anchors | None, row_shape: tuple[int, ...]) -> ClippedS
         cols = list(range(min(width, MAX_COLUMNS)))
         low, high, weights = [lo] * len(cols), [hi] * len(cols), [1.0] * len(cols)
     elif len(a0) == width:
-        gaps = np.abs(np.subtract(a0, a1))
-        cols = sorted(int(j) for j in np.argsort(-gaps, kind="stable")[:MAX_COLUMNS] if gaps[j] > 0)
+        cols = _differing(anchors)
         low = [min(a0[j], a1[j]) for j in cols]
         high = [max(a0[j], a1[j]) for j in cols]
         weights = [1.0 if a1[j] > a0[j] else -1.0 for j in cols]
