@@ -71,7 +71,8 @@ def test_wide_outputs_anchor_at_most_max_columns():
 def test_search_ranks_the_anchored_events_with_the_others():
     """Two releases of x + Lap(10) (the composition bug): with the inputs' anchors the search proposes {min(o) >= 1},
     the pair's best event (log ratio 0.2 exactly, the largest there is), among its candidates; without, no anchored
-    candidate."""
+    candidate, and the clipped sum at the columns' medians stands in for the inputs' (left out with the anchors, whose
+    answers its medians agree with)."""
     rng = np.random.default_rng(5)
     o0, o1 = rng.laplace(0.0, 10.0, (20_000, 2)), rng.laplace(1.0, 10.0, (20_000, 2))
     kw = dict(n_test=100_000, z=2.0, delta=0.0, rng=np.random.default_rng(0))
@@ -81,7 +82,9 @@ def test_search_ranks_the_anchored_events_with_the_others():
     ours = [c for c in anchored if c.family == ANCHORED]
     clipped = [c for c in anchored if c.event.description.startswith("clipped-sum(out)")]
     assert len(ours) == 10                                                      # 5 features, both directions
-    assert len(anchored) == len(plain) + len(ours) + len(clipped) and clipped   # and the clipped sum's events
+    medians = [c for c in plain if c.event.description.startswith("clipped-sum(out, medians)")]
+    assert medians and not any(c.event.description.startswith("clipped-sum(out, medians)") for c in anchored)
+    assert len(anchored) == len(plain) - len(medians) + len(ours) + len(clipped) and clipped   # the clipped sum's
     best = [c for c in ours if c.event.description == "min(out) ≥ 1" and c.direction == 1]
     assert len(best) == 1 and best[0].count_num > best[0].count_den
 
@@ -198,13 +201,14 @@ def test_clipped_sum_is_the_laplace_loss_up_to_an_affine_map():
 
 def test_clipped_sum_of_scalar_inputs_and_where_there_is_none():
     """A number anchors every column (the first MAX_COLUMNS of wide rows); no feature where one column or none
-    differs, where the inputs are as long as no row, or for one released column; NaN makes a row's value +inf."""
+    differs, where the inputs are as long as no row, or for one released column; NaN counts as +inf (clipped to the
+    high bound)."""
     from dpverify.statistical.columns import MAX_COLUMNS
 
     f = clipped_sum(input_anchors(2.0, 1.0), (3,))
     assert f == ClippedSum((0, 1, 2), (1.0,) * 3, (2.0,) * 3, (1.0,) * 3)
     np.testing.assert_allclose(f(np.array([[0.0, 1.5, 9.0], [np.nan, 0.0, 0.0], [1.2, 1.2, 1.2]])),
-                               [4.5, np.inf, 3.6], rtol=1e-15)
+                               [4.5, 4.0, 3.6], rtol=1e-15)
     assert f.name == "clipped-sum(out)"
     assert clipped_sum(input_anchors(0.0, 1.0), (MAX_COLUMNS + 8,)).columns == tuple(range(MAX_COLUMNS))
     assert clipped_sum(input_anchors(0.0, 1.0), (1,)) is None
@@ -226,8 +230,8 @@ def test_the_clipped_sum_finds_the_joint_event_of_a_laplace_vector():
     kw = dict(n_test=1_000_000, z=2.0, delta=0.0, rng=np.random.default_rng(0))
     plain, _, _ = search_events(o0, o1, **kw)
     anchored, _, _ = search_events(o0, o1, anchors=input_anchors(0.0, 1.0), **kw)
-    assert not any(c.event.description.startswith("clipped-sum") for c in plain)
-    ours = [c for c in anchored if c.event.description.startswith("clipped-sum")]
+    assert not any(c.event.description.startswith("clipped-sum(out)") for c in plain)
+    ours = [c for c in anchored if c.event.description.startswith("clipped-sum(out)")]
     ranks = rank_candidates(anchored, 20_000, 1_000_000, 2.0, 0.0)
     top = [anchored[i] for i in np.argsort(-ranks, kind="stable")[:5]]
     assert len(anchored) > 100 and any(c in ours for c in top)

@@ -13,7 +13,13 @@ they are worth; on mechanisms whose outputs are not on the query's scale they ar
 
 The inputs also give one feature whose thresholds the search chooses as any feature's (:class:`ClippedSum`): the
 sum over the coordinates the inputs differ in of each coordinate clipped to its two answers, signed by the move --
-for Laplace noise of one scale on every coordinate, the privacy loss itself up to an affine map.
+for Laplace noise of one scale on every coordinate, the privacy loss itself up to an affine map.  Its second view
+clips the output's *first differences* instead (``o_j − o_{j−1}``): the loss of noisy answers released as their
+running sums (prefix sums, cumulative histograms, counters under continual observation), whose joint events in
+every coordinate of the noise are no event of any raw coordinate.  Where the inputs are no answers of the output's
+scale (datasets of records; answers that are functions of the inputs, such as running sums of them), the same feature
+clips at each column's medians under the two inputs, estimated on the search's selection half
+(:func:`median_clipped_sum`): for noise symmetric about the answer, the medians are the answers.
 
 The inputs anchor the search when both are numbers (one answer, every column of the output compared with it) or
 one-dimensional numeric arrays as long as the output row (coordinate ``j`` of the output against coordinate ``j`` of
@@ -24,16 +30,21 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 from numpy.typing import NDArray
 
 from dpverify.statistical.columns import MAX_COLUMNS, SortedColumns
 from dpverify.statistical.events import IntervalEvent
-from dpverify.statistical.features import Column, Feature, Identity, Statistic
+from dpverify.statistical.features import Column, Feature, Identity, Statistic, finite_view, transposed_copy
 
-__all__ = ["Anchors", "input_anchors", "anchored_specs", "ANCHORED", "ClippedSum", "clipped_sum"]
+#: rows of each selection half whose medians :func:`median_clipped_sum` takes: the median of a Laplace column of
+#: scale b from 8,192 draws is within about 0.011·b of the answer (one standard error)
+MEDIAN_ROWS = 8_192
+
+__all__ = ["Anchors", "input_anchors", "anchored_specs", "ANCHORED", "ClippedSum", "clipped_sum",
+           "median_clipped_sum", "clipped_sums"]
 
 #: the family name of anchored events (finalists are chosen and corrected for multiplicity per family)
 ANCHORED = "anchored"
@@ -142,40 +153,78 @@ class ClippedSum:
     coordinates, the loss's level sets -- the best events (Neyman--Pearson) -- are the threshold events of this
     feature with ``w_j = sign(a'_j − a_j)``: joint events in every coordinate at once, which no single coordinate,
     the plain sum or a linear score of the raw coordinates has (each is linear where the loss saturates).  The
-    weights and the clipping come from the inputs only, so the feature is data-independent; its thresholds are
-    chosen by the search like any feature's.  NaN in a used column makes the row's value +inf (as :class:`Column`
-    does)."""
+    weights and the clipping come from the inputs only (:func:`clipped_sum`: a data-independent feature) or from the
+    medians of the search's selection half (:func:`median_clipped_sum`: fitted as the search's learned scores are);
+    its thresholds are chosen by the search like any feature's.  NaN counts as +inf (as in :class:`Column`), clipped
+    to the high bound; in a difference, +inf minus a number is +inf and a number minus +inf is −inf, each then
+    clipped, and +inf minus +inf makes the row's value +inf.  Computed column by column, from a contiguous copy of
+    each used column (the search's own copies of its halves' columns when it has them: :meth:`on_columns`)."""
 
     columns: tuple[int, ...]
     low: tuple[float, ...]
     high: tuple[float, ...]
     weights: tuple[float, ...]
+    #: clip the first differences ``o_j − o_{j−1}`` (``o_{−1} = 0``) instead of the coordinates: the loss of noisy
+    #: answers released as their running sums (:func:`clipped_sum`)
+    differences: bool = False
+    #: where the clipping bounds come from: ``"inputs"`` (:func:`clipped_sum`) or ``"medians"``
+    #: (:func:`median_clipped_sum`)
+    anchor: str = "inputs"
 
     @property
     def name(self) -> str:
-        return "clipped-sum(out)"
+        return f"clipped-sum({'Δout' if self.differences else 'out'}{', medians' if self.anchor == 'medians' else ''})"
 
     def __call__(self, out: NDArray) -> NDArray[np.float64]:
-        a = np.asarray(out)
-        v = a.reshape(len(a), -1)[:, list(self.columns)].astype(np.float64)     # a fresh array: clipped in place
-        nan = np.isnan(v).any(axis=1)
-        np.clip(v, np.asarray(self.low), np.asarray(self.high), out=v)
-        s = v @ np.asarray(self.weights, dtype=np.float64)
-        s[nan] = np.inf
+        rows = np.asarray(out)
+        rows = rows.reshape(len(rows), -1)
+        need = sorted(set(self.columns) | ({j - 1 for j in self.columns if j > 0} if self.differences else set()))
+        cols = finite_view(transposed_copy(rows, np.float64, columns=need))      # NaN as +inf, as the search's
+        where = {j: i for i, j in enumerate(need)}
+        return self._from_columns(lambda j: cols[where[j]], len(rows))
+
+    def on_columns(self, out: NDArray, cols: NDArray) -> NDArray[np.float64]:
+        """The feature of the float rows ``out`` from ``cols``, their first columns as float64 rows with NaN as +inf
+        (:meth:`dpverify.statistical.columns.SortedColumns.by_column`, shared by a search's features): the same
+        values as calling it on ``out``, without a copy of its own."""
+        if max(self.columns) >= cols.shape[0] or cols.shape[1] != len(out):
+            return self(out)
+        return self._from_columns(lambda j: cols[j], len(out))
+
+    def _from_columns(self, col: Callable[[int], NDArray], n: int) -> NDArray[np.float64]:
+        """The sum from ``col(j)``, column ``j`` as a contiguous float64 row (NaN as +inf), one column at a time and
+        in the order of :attr:`columns` (the same arithmetic whichever copy holds the columns)."""
+        s, t = np.zeros(n), np.empty(n)
+        for j, low, high, w in zip(self.columns, self.low, self.high, self.weights):
+            if self.differences and j > 0:
+                with np.errstate(invalid="ignore"):             # inf − inf is NaN: the row's value is +inf
+                    np.subtract(col(j), col(j - 1), out=t)
+            else:
+                t[:] = col(j)
+            np.maximum(t, low, out=t)                          # NaN stays NaN, ±inf goes to a bound
+            np.minimum(t, high, out=t)
+            t *= w
+            s += t
+        s[np.isnan(s)] = np.inf
         return s
 
 
-def clipped_sum(anchors: Anchors | None, row_shape: tuple[int, ...]) -> ClippedSum | None:
+def clipped_sum(anchors: Anchors | None, row_shape: tuple[int, ...], differences: bool = False) -> ClippedSum | None:
     """The :class:`ClippedSum` of a pair with ``anchors`` whose output rows have shape ``row_shape``: each column
     against the inputs' one answer (scalar inputs), or column ``j`` against coordinate ``j`` of each (inputs as long
     as the row), over the columns whose two answers differ (at most :data:`MAX_COLUMNS`, those they differ most in).
     ``None`` without anchors, for rows that are not one-dimensional, and when the anchors match no column or a single
-    column (its thresholds are the column's own)."""
+    column (its thresholds are the column's own).
+
+    ``differences``: the view of the first differences ``o_j − o_{j−1}`` against coordinate ``j`` of each input
+    (inputs as long as the row, rows of two columns or more): the loss when the mechanism releases the running sums
+    of ``x + noise``, whose differences are the noisy answers.  One differing coordinate suffices there (its
+    difference is no column of the output), unless it is the first (``o_0`` is a column).  ``None`` otherwise."""
     if anchors is None or len(row_shape) != 1:
         return None
     a0, a1 = anchors
     width = row_shape[0]
-    if len(a0) == 1:
+    if len(a0) == 1 and not differences:
         lo, hi = min(a0[0], a1[0]), max(a0[0], a1[0])
         cols = list(range(min(width, MAX_COLUMNS)))
         low, high, weights = [lo] * len(cols), [hi] * len(cols), [1.0] * len(cols)
@@ -186,7 +235,105 @@ def clipped_sum(anchors: Anchors | None, row_shape: tuple[int, ...]) -> ClippedS
         weights = [1.0 if a1[j] > a0[j] else -1.0 for j in cols]
     else:
         return None
-    if len(cols) < 2:
+    if len(cols) < 2 and not (differences and cols and cols != [0]):
         return None
     return ClippedSum(tuple(cols), tuple(float(x) for x in low), tuple(float(x) for x in high),
-                      tuple(weights))
+                      tuple(weights), differences)
+
+
+def median_clipped_sum(sel0: NDArray, sel1: NDArray, differences: bool = False,
+                       inputs: ClippedSum | None = None) -> ClippedSum | None:
+    """The :class:`ClippedSum` at the columns' medians: column ``j`` (or, with ``differences``, the difference
+    ``o_j − o_{j−1}``) clipped to its medians under the two inputs, estimated on the first :data:`MEDIAN_ROWS` rows
+    of the selection-half outputs ``sel0`` and ``sel1`` (``(n, k)``), signed by their order, over the first
+    :data:`MAX_COLUMNS` columns whose two medians differ.  For noise symmetric about each answer (Laplace,
+    geometric) the medians estimate the answers, so this is :func:`clipped_sum` for answers the inputs do not give:
+    any function of any input (a histogram of a dataset, running sums of the inputs).  Fitted on the selection half
+    only, so the scoring half and the test stay independent of it, as for the search's other fitted scores.
+
+    ``None`` for outputs that are not numeric rows of two columns or more, and unless two columns or more *move*
+    (of the differences, one that is not the first suffices): medians apart by more than :data:`MOVE_Z` standard
+    errors (each median's taken as the column's interquartile range over the square root of the rows: about its
+    standard error for Laplace and normal noise) and by at least :data:`MOVE_SHARE` of the largest move.  Medians within
+    their noise of each other make a feature of noise; one moving column alone makes that column again (its events
+    are the search's own).  ``None`` too when the medians agree with ``inputs`` (:func:`clipped_sum` of the same
+    view): each within :data:`SAME_Z` standard errors of its input's answer (a column ``inputs`` leaves out: the two
+    medians within that of each other), where the inputs are the answers and their view is the exact one."""
+    if (sel0.ndim != 2 or sel0.shape[1] < 2 or min(len(sel0), len(sel1)) < 2 or sel0.dtype.kind not in "biuf"
+            or sel1.dtype.kind not in "biuf"):
+        return None
+    k = min(sel0.shape[1], MAX_COLUMNS)
+
+    def quartiles(out: NDArray) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+        """Each column's median and its standard error (NaN for a column that is NaN throughout)."""
+        # the first MEDIAN_ROWS rows (i.i.d.: a random sample of the half), one contiguous row per column
+        v = np.array(out[:MEDIAN_ROWS, :k].T, dtype=np.float64)
+        if differences:
+            with np.errstate(invalid="ignore"):
+                v[1:] = np.diff(v, axis=0)
+        n = v.shape[1]
+        if not np.isnan(v).any():
+            # order statistics by partitions in place: the median, then each half's own middle (numpy's partition
+            # at three positions at once takes about 7 times as long as at one)
+            h = n // 2
+            v.partition(h, axis=1)
+            low, high = v[:, :h], v[:, h + 1:]
+            low.partition(h // 2, axis=1)
+            high.partition(high.shape[1] // 2, axis=1)
+            q = np.stack([low[:, h // 2], v[:, h], high[:, high.shape[1] // 2]])
+        else:
+            q = np.full((3, k), np.nan)
+            some = ~np.isnan(v).all(axis=1)                     # a column that is NaN throughout has no median
+            q[:, some] = np.nanquantile(v[some], (0.25, 0.5, 0.75), axis=1)
+        return q[1], (q[2] - q[0]) / math.sqrt(n)
+
+    (m0, e0), (m1, e1) = quartiles(sel0), quartiles(sel1)
+    with np.errstate(invalid="ignore"):
+        gap = np.abs(m1 - m0)
+        cols = [int(j) for j in np.flatnonzero(np.isfinite(gap) & (gap > 0))]
+        if not cols:
+            return None
+        moving = [j for j in cols
+                  if gap[j] > MOVE_Z * math.hypot(e0[j], e1[j]) and gap[j] >= MOVE_SHARE * gap[cols].max()]
+    if len(moving) < 2 and not (differences and moving and moving != [0]) or _agree(inputs, m0, e0, m1, e1):
+        return None
+    return ClippedSum(tuple(cols), tuple(float(min(m0[j], m1[j])) for j in cols),
+                      tuple(float(max(m0[j], m1[j])) for j in cols),
+                      tuple(1.0 if m1[j] > m0[j] else -1.0 for j in cols), differences, "medians")
+
+
+#: standard errors by which two medians must differ for :func:`median_clipped_sum` to count the column as moving
+MOVE_Z = 3.0
+#: the least share of the largest move by which :func:`median_clipped_sum` counts a column as moving
+MOVE_SHARE = 0.25
+#: standard errors within which :func:`median_clipped_sum`'s medians agree with the inputs' answers (at 5, a column of
+#: the inputs' own answers is out by chance once in about 1.7 million)
+SAME_Z = 5.0
+
+
+def _agree(inputs: ClippedSum | None, m0: NDArray, e0: NDArray, m1: NDArray, e1: NDArray) -> bool:
+    """Whether the medians ``m0``, ``m1`` (standard errors ``e0``, ``e1``) agree with the answers of ``inputs``
+    (:func:`median_clipped_sum`)."""
+    if inputs is None:
+        return False
+    answers = {j: (lo, hi) if w > 0 else (hi, lo) for j, lo, hi, w in zip(inputs.columns, inputs.low, inputs.high,
+                                                                             inputs.weights)}
+    with np.errstate(invalid="ignore"):
+        for j in np.flatnonzero(np.isfinite(m0) & np.isfinite(m1)):
+            a = answers.get(int(j))
+            if (abs(m1[j] - m0[j]) > SAME_Z * math.hypot(e0[j], e1[j]) if a is None else
+                    abs(m0[j] - a[0]) > SAME_Z * e0[j] or abs(m1[j] - a[1]) > SAME_Z * e1[j]):
+                return False
+    return True
+
+
+def clipped_sums(anchors: Anchors | None, sel0: NDArray, sel1: NDArray) -> list[ClippedSum]:
+    """Every :class:`ClippedSum` of a vector search with selection-half outputs ``sel0``, ``sel1``: at the inputs'
+    answers (:func:`clipped_sum`) and at the columns' medians (:func:`median_clipped_sum`, unless they agree with the
+    inputs' answers: the same events again, at the cost of a feature), each on the coordinates and on their first
+    differences, those that exist."""
+    found: list[ClippedSum] = []
+    for differences in (False, True):
+        fixed = clipped_sum(anchors, sel0.shape[1:], differences)
+        found += [f for f in (fixed, median_clipped_sum(sel0, sel1, differences, fixed)) if f is not None]
+    return found

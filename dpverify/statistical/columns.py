@@ -110,12 +110,16 @@ class SortedColumns:
     def feature(self, feature: Feature, half: NDArray, i: int) -> NDArray:
         """``feature`` on ``half``, half ``i`` of the search (as :meth:`by_column` numbers them): a row statistic from
         this store's shared copy of the half (float rows: :meth:`by_column`; rows of small integers:
-        :meth:`transposed`), any other feature on the half itself.  The same values either way."""
+        :meth:`transposed`), a feature with an ``on_columns`` of its own (the clipped sums of
+        :mod:`dpverify.statistical.anchors`) from :meth:`by_column` for float rows, any other feature on the half
+        itself.  The same values either way."""
         if isinstance(feature, Statistic):
             if half.dtype.kind == "f":
                 return feature.on_columns(half, self.by_column(i))
             if half.dtype.kind in "biu" and half.dtype.itemsize <= 4 and half.ndim == 2:
                 return feature.on_columns(half, self.transposed(i))
+        elif half.dtype.kind == "f" and half.ndim == 2 and callable(getattr(feature, "on_columns", None)):
+            return feature.on_columns(half, self.by_column(i))
         return feature(half)
 
     def transposed(self, i: int) -> NDArray:

@@ -35,7 +35,7 @@ from typing import Callable
 import numpy as np
 from numpy.typing import NDArray
 
-from dpverify.statistical.anchors import Anchors, anchored_specs, clipped_sum
+from dpverify.statistical.anchors import Anchors, anchored_specs, clipped_sums
 from dpverify.statistical.atoms import HashSetEvent, repeated_hashes
 from dpverify.statistical.cells import (CellSetEvent, ProductRatioScore, bin_counts, fit_cells_and_codes,
                                        block_argmax, fit_product_ratio, nan_start, sorted_distinct, tail_ranks)
@@ -585,7 +585,7 @@ def search_events(
                                       None if sorted_columns is None else sorted_columns.pooled)
             if ratio is not None:
                 features.append(ratio)
-        features += [f for f in (clipped_sum(anchors, o0.shape[1:]),) if f is not None]
+        features += clipped_sums(anchors, halves[0], halves[1])
     _scalar_features(features, halves, search, sorted_columns)
     if anchors is not None:
         search.families(anchored_specs(halves, anchors, sorted_columns, table if discrete_dtype else None))
