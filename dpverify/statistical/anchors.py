@@ -235,10 +235,16 @@ def clipped_sum(anchors: Anchors | None, row_shape: tuple[int, ...], differences
         weights = [1.0 if a1[j] > a0[j] else -1.0 for j in cols]
     else:
         return None
-    if len(cols) < 2 and not (differences and cols and cols != [0]):
+    if not _enough(cols, differences):
         return None
     return ClippedSum(tuple(cols), tuple(float(x) for x in low), tuple(float(x) for x in high),
                       tuple(weights), differences)
+
+
+def _enough(columns: list[int], differences: bool) -> bool:
+    """Whether a clipped sum over ``columns`` is a feature of its own: two columns or more, or, of the differences,
+    one that is not the first (a lone column, or ``o_0``, is a column of the output: its events are the search's)."""
+    return len(columns) >= 2 or (differences and len(columns) == 1 and columns != [0])
 
 
 def median_clipped_sum(sel0: NDArray, sel1: NDArray, differences: bool = False,
@@ -254,9 +260,9 @@ def median_clipped_sum(sel0: NDArray, sel1: NDArray, differences: bool = False,
     ``None`` for outputs that are not numeric rows of two columns or more, and unless two columns or more *move*
     (of the differences, one that is not the first suffices): medians apart by more than :data:`MOVE_Z` standard
     errors (each median's taken as the column's interquartile range over the square root of the rows: about its
-    standard error for Laplace and normal noise) and by at least :data:`MOVE_SHARE` of the largest move.  Medians within
-    their noise of each other make a feature of noise; one moving column alone makes that column again (its events
-    are the search's own).  ``None`` too when the medians agree with ``inputs`` (:func:`clipped_sum` of the same
+    standard error for Laplace and normal noise) and by at least :data:`MOVE_SHARE` of the largest move.  Medians
+    within their noise of each other make a feature of noise; one moving column alone makes that column again (its
+    events are the search's own).  ``None`` too when the medians agree with ``inputs`` (:func:`clipped_sum` of the same
     view): each within :data:`SAME_Z` standard errors of its input's answer (a column ``inputs`` leaves out: the two
     medians within that of each other), where the inputs are the answers and their view is the exact one."""
     if (sel0.ndim != 2 or sel0.shape[1] < 2 or min(len(sel0), len(sel1)) < 2 or sel0.dtype.kind not in "biuf"
@@ -295,7 +301,7 @@ def median_clipped_sum(sel0: NDArray, sel1: NDArray, differences: bool = False,
             return None
         moving = [j for j in cols
                   if gap[j] > MOVE_Z * math.hypot(e0[j], e1[j]) and gap[j] >= MOVE_SHARE * gap[cols].max()]
-    if len(moving) < 2 and not (differences and moving and moving != [0]) or _agree(inputs, m0, e0, m1, e1):
+    if not _enough(moving, differences) or _agree(inputs, m0, e0, m1, e1):
         return None
     return ClippedSum(tuple(cols), tuple(float(min(m0[j], m1[j])) for j in cols),
                       tuple(float(max(m0[j], m1[j])) for j in cols),
