@@ -8,7 +8,7 @@ Families (docs/architecture.md, "adding an event family"; docs/auditor.md):
   events;
 * **threshold and interval events** ``{f(o) <= t}``, ``{f(o) >= t}``, ``{a <= f(o) <= b}`` and single
   point masses ``{f(o) = a}`` on a scalar *feature* ``f``: the output itself, each coordinate of a
-  vector, its sum / max / min / argmax, the clipped sum at the inputs' answers (:mod:`.anchors`);
+  vector, its sum / max / min / argmax, its clipped sums (:mod:`.anchors`: at the inputs' answers or the medians);
 * a **learned event** for vector outputs: a logistic-regression score threshold (DP-Sniper,
   Bichsel et al. S&P 2021), fitted on the search sample;
 * optionally (``float_bits``) **floating-point events** on the position of the lowest set bit of a
