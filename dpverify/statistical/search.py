@@ -28,7 +28,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from collections.abc import Sequence
 from typing import Callable
 
@@ -38,17 +38,17 @@ from numpy.typing import NDArray
 from dpverify.statistical.anchors import Anchors, anchored_specs, clipped_sums
 from dpverify.statistical.atoms import HashSetEvent, repeated_hashes
 from dpverify.statistical.cells import (CellSetEvent, ProductRatioScore, bin_counts, fit_cells_and_codes,
-                                       block_argmax, fit_product_ratio, nan_start, sorted_distinct, tail_ranks)
+                                       fit_product_ratio, nan_start, sorted_distinct, tail_ranks)
+from dpverify.statistical.candidates import MASS_FAMILIES, Candidate, CandidateSearch, rank_candidates
 from dpverify.statistical.learned import fit_linear_score
 from dpverify.statistical.projection import ProjectedBound
-from dpverify.statistical.stats import epsilon_lower_bound, wilson_lower, wilson_upper
 from dpverify.execution.sampling import single_threaded_libraries
 from dpverify.statistical.columns import MAX_COLUMNS, SortedColumns
 from dpverify.statistical.features import Column, Feature, Identity, LinearScore, LowBit, Statistic, sorted_values
 from dpverify.statistical.events import Event, IntervalEvent, NanEvent, RowSetEvent, ValueSetEvent, unique_rows
 
-__all__ = ["Candidate", "CandidateSearch", "SearchInput", "EventFamily", "feature_events", "search_events",
-           "rank_candidates", "atom_candidates", "monotone_log_ratio"]
+__all__ = ["Candidate", "MASS_FAMILIES", "CandidateSearch", "SearchInput", "EventFamily", "feature_events",
+           "search_events", "rank_candidates", "atom_candidates", "monotone_log_ratio"]
 
 THRESHOLD_GRID = 2000
 INTERVAL_GRID = 80
@@ -57,119 +57,6 @@ UNIONS_SUFFICE = 64
 
 
 # ----------------------------------------------------------------------------------------- search
-@dataclass(frozen=True)
-class Candidate:
-    """A searched event for one direction (0: ``x0`` over ``x1``, 1: the reverse).
-
-    ``score`` and the counts come from the *scoring half* of the search sample, which played no part
-    in choosing the event.
-    """
-
-    event: Event
-    direction: int
-    score: float
-    count_num: int
-    count_den: int
-    group: str
-    family: str = "tail"   # tail | atom | outcomes | cells | learned | nan: finalists are chosen per family
-    n_score: int | None = None   # size of the scoring half its counts come from (None: the search's)
-
-
-def rank_candidates(
-    candidates: list[Candidate], n_score: int | NDArray, n_test: int, z: float, delta: float
-) -> NDArray[np.float64]:
-    """Scores for choosing finalists among many candidates, corrected for optimism.
-
-    The largest of ``C`` noisy estimates overstates its event by about ``sqrt(2 ln C)`` standard errors *of the
-    estimate* (here ``ln(p_num / p_den)``; ``C`` the number of candidates of its *family*: finalists are chosen per
-    family, so a rare atom competes with the other atoms, not with every tail event).  Each of a candidate's two
-    scoring-half frequencies is therefore moved to the pessimistic end of its Wilson interval at ``sqrt(ln C)``
-    (``sqrt(2 ln C) / sqrt(2)``: where both counts are large, together about ``sqrt(2 ln C)`` standard errors of the
-    log ratio; where a count is small, the Wilson interval stays inside [0, 1] and skews as the binomial does, where
-    a normal interval would push a rare numerator below 0), and the candidate scored by the bound the test would
-    give on those at ``n_test`` outputs.
-    Events seen often keep their score; rare ones that look good by chance do not.  ``n_score``: the
-    scoring-half size, or one per candidate.  (Moving each frequency by the whole ``sqrt(2 ln C)`` standard errors,
-    as before, overstated the correction by up to sqrt(2) and lost the events of larger ε and smaller probability
-    that many vector outputs' best events are.)
-    """
-    if not candidates:
-        return np.zeros(0)
-    fams = [c.family for c in candidates]
-    per = {f: fams.count(f) for f in set(fams)}
-    z_c = np.array([math.sqrt(math.log(max(per[f], 2))) for f in fams])
-    ns = np.broadcast_to(np.asarray(n_score, dtype=np.float64), (len(candidates),))
-    k_num = np.array([c.count_num for c in candidates], dtype=np.float64)
-    k_den = np.array([c.count_den for c in candidates], dtype=np.float64)
-    lo = wilson_lower(wilson_lower(k_num / ns, ns, z_c), n_test, z)
-    hi = wilson_upper(wilson_upper(k_den / ns, ns, z_c), n_test, z)
-    return epsilon_lower_bound(np.maximum(lo, 0.0), hi, delta)
-
-
-@dataclass
-class CandidateSearch:
-    """Selection half ``a`` and scoring half ``b`` of the search sample, and the candidates found.
-
-    An event family adds candidates with :meth:`family` (one event per index, chosen on the selection-half counts,
-    scored on the scoring half), or through :func:`feature_events` for a scalar feature of its own.  The scoring-half
-    scores of :meth:`family`'s events are computed together, in one vectorised call, by :meth:`finish` (a search
-    calls thousands of families on small samples, where one scoring call per event was most of its time)."""
-
-    select: ProjectedBound
-    score: ProjectedBound
-    out: list[Candidate | None] = field(default_factory=list)
-    scored: int = 0
-    _pending: list[tuple[int, Event, int, int, int, str, str]] = field(default_factory=list)
-
-    def family(self, a0: NDArray, a1: NDArray, count_b: Callable[[int], tuple[int, int]], make,
-               group: str, family: str = "tail") -> None:
-        """One family of events: choose on the selection-half counts ``a0``/``a1`` (one per event),
-        then count the chosen event on the scoring half (``count_b(i)`` -> counts under ``x0``, ``x1``).
-
-        Only the chosen event is counted on the scoring half, so that half needs no sorting.
-        """
-        self.families([(a0, a1, count_b, make, group, family)])
-
-    def families(self, specs: Sequence[tuple[NDArray, NDArray, Callable[[int], tuple[int, int]], Callable[[int], Event],
-                                             str, str]]) -> None:
-        """Several families at once, ``(a0, a1, count_b, make, group, family)`` each as the arguments of :meth:`family`
-        (one selection-half scoring call for all of them and both directions)."""
-        specs = [sp for sp in specs if len(sp[0])]
-        if not specs:
-            return
-        sizes = [len(sp[0]) for sp in specs]
-        self.scored += 2 * sum(sizes)
-        # direction 0 is x0 over x1 (a0 / a1), direction 1 the reverse; every family's block in turn
-        s = self.select(np.concatenate([a for sp in specs for a in (sp[0], sp[1])]),
-                        np.concatenate([a for sp in specs for a in (sp[1], sp[0])]))
-        best, ok = block_argmax(s, np.repeat(sizes, 2))
-        for j, (_, _, count_b, make, group, family) in enumerate(specs):
-            counted: dict[int, tuple[int, int]] = {}
-            for direction in (0, 1):
-                if not ok[2 * j + direction]:
-                    continue
-                i = int(best[2 * j + direction])
-                if i not in counted:
-                    counted[i] = count_b(i)
-                k0, k1 = counted[i]
-                bn, bd = (k0, k1) if direction == 0 else (k1, k0)
-                self._pending.append((len(self.out), make(i), direction, int(bn), int(bd), f"{group}/d{direction}",
-                                      family))
-                self.out.append(None)
-
-    def finish(self) -> list[Candidate]:
-        """The candidates found, in the order they were added, :meth:`family`'s now scored on the scoring half (those
-        whose score is not finite dropped)."""
-        if self._pending:
-            pending, self._pending = self._pending, []
-            sb = self.score(np.array([p[3] for p in pending]), np.array([p[4] for p in pending]))
-            for (at, event, direction, bn, bd, group, fam), score in zip(pending, sb):
-                if np.isfinite(score):
-                    self.out[at] = Candidate(event, direction, float(score), bn, bd, group, fam)
-        self.out = [c for c in self.out if c is not None]
-        return self.out
-
-
 def _grid(values_sorted: NDArray[np.float64], size: int, uniq: NDArray[np.float64] | None = None) -> NDArray[np.float64]:
     """At most ``size`` thresholds: every distinct value, or ``size`` evenly spaced order statistics.
 
@@ -354,8 +241,8 @@ def _prefix_unions(counts: Sequence[NDArray], m: int, search: CandidateSearch,
         order = np.argsort(-key, kind="stable")
         kn, kd = np.cumsum(bn[order]), np.cumsum(bd[order])
         if honest:
-            i = int(np.argmax(search.select(np.cumsum(an[order]), np.cumsum(ad[order]))))
-            s = search.score(kn[i:i + 1], kd[i:i + 1])
+            i = int(np.argmax(search.chooser(family)(np.cumsum(an[order]), np.cumsum(ad[order]))))
+            s = search.scorer(family)(kn[i:i + 1], kd[i:i + 1])
             kn, kd, i = kn[i:i + 1], kd[i:i + 1], (i, 0)
         else:
             s = search.score(kn, kd)
