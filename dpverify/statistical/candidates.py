@@ -27,7 +27,7 @@ __all__ = ["MASS_FAMILIES", "Candidate", "CandidateSearch", "rank_candidates"]
 
 #: Families of point masses (an output value, NaN): each pair and direction keeps a finalist slot for the best of them
 #: (:func:`dpverify.statistical.search_phase.search_phase`), and their scoring-half score is the bound projected at
-#: their scoring-half frequencies as they are (:meth:`CandidateSearch.scorer`).
+#: their scoring-half frequencies as they are (:meth:`CandidateSearch.projection`).
 MASS_FAMILIES = ("atom", "nan")
 
 
@@ -94,8 +94,7 @@ class CandidateSearch:
     out: list[Candidate | None] = field(default_factory=list)
     scored: int = 0
     _pending: list[tuple[int, Event, int, int, int, str, str]] = field(default_factory=list)
-    _mass_score: ProjectedBound | None = None
-    _mass_select: ProjectedBound | None = None
+    _mass: dict[str, ProjectedBound] = field(default_factory=dict)
 
     def family(self, a0: NDArray, a1: NDArray, count_b: Callable[[int], tuple[int, int]], make,
                group: str, family: str = "tail") -> None:
@@ -120,8 +119,8 @@ class CandidateSearch:
         den = np.concatenate([a for sp in specs for a in (sp[1], sp[0])])
         s = self.select(num, den)
         mass = np.repeat([sp[5] in MASS_FAMILIES for sp in specs], 2 * np.array(sizes))
-        if mass.any():                  # point masses at their frequencies as they are (:meth:`scorer`)
-            s[mass] = self.chooser(MASS_FAMILIES[0])(num[mass], den[mass])
+        if mass.any():                  # point masses at their frequencies as they are (:meth:`projection`)
+            s[mass] = self.projection(MASS_FAMILIES[0], "select")(num[mass], den[mass])
         best, ok = block_argmax(s, np.repeat(sizes, 2))
         for j, (_, _, count_b, make, group, family) in enumerate(specs):
             counted: dict[int, tuple[int, int]] = {}
@@ -137,28 +136,21 @@ class CandidateSearch:
                                       family))
                 self.out.append(None)
 
-    def scorer(self, family: str) -> ProjectedBound:
-        """The scoring half's projection for a candidate of ``family``: :attr:`score`, or for point masses
-        (:data:`MASS_FAMILIES`) the same at the frequencies as they are (``z_search = 0``).  A point mass seen a few
-        times under one input and never under the other is structure, not luck; the normal-approximation margin of
-        :attr:`score` (one standard error, ``sqrt(k)`` of a count ``k``) drove counts up to 4 on a half of a tenth
-        of the test to no bound at all, although the test would see ten times as many: the hard suite's leaks of
-        probability 1e-4 and 1e-5 (about 10 sightings per half) were then missed at 5-7 % of run seeds.  The
-        finalists' ranking still corrects every candidate for optimism (:func:`rank_candidates`)."""
+    def projection(self, family: str, half: str = "score") -> ProjectedBound:
+        """The projection of ``half`` (``"select"``: :attr:`select`, ``"score"``: :attr:`score`) for a candidate of
+        ``family``; for point masses (:data:`MASS_FAMILIES`) the same at the frequencies as they are
+        (``z_search = 0``).  A point mass seen a few times under one input and never under the other is structure,
+        not luck; the normal-approximation margin (one standard error, ``sqrt(k)`` of a count ``k``) drove counts
+        up to 4 on a half of a tenth of the test to no bound at all, although the test would see ten times as many:
+        the hard suite's leaks of probability 1e-4 and 1e-5 (about 10 sightings per half) were then missed at 5-7 %
+        of run seeds.  The finalists' ranking still corrects every candidate for optimism
+        (:func:`rank_candidates`)."""
+        base = self.select if half == "select" else self.score
         if family not in MASS_FAMILIES:
-            return self.score
-        if self._mass_score is None:
-            self._mass_score = dataclasses.replace(self.score, z_search=0.0)
-        return self._mass_score
-
-    def chooser(self, family: str) -> ProjectedBound:
-        """The selection half's projection for a candidate of ``family``: :attr:`select`, or for point masses the
-        same at the frequencies as they are (as :meth:`scorer`)."""
-        if family not in MASS_FAMILIES:
-            return self.select
-        if self._mass_select is None:
-            self._mass_select = dataclasses.replace(self.select, z_search=0.0)
-        return self._mass_select
+            return base
+        if half not in self._mass:
+            self._mass[half] = dataclasses.replace(base, z_search=0.0)
+        return self._mass[half]
 
     def finish(self) -> list[Candidate]:
         """The candidates found, in the order they were added, :meth:`family`'s now scored on the scoring half (those
@@ -167,7 +159,7 @@ class CandidateSearch:
             pending, self._pending = self._pending, []
             sb = np.empty(len(pending))
             mass = np.array([p[6] in MASS_FAMILIES for p in pending])
-            for where, scorer in ((~mass, self.score), (mass, self.scorer(MASS_FAMILIES[0]))):
+            for where, scorer in ((~mass, self.score), (mass, self.projection(MASS_FAMILIES[0]))):
                 if where.any():
                     sb[where] = scorer(np.array([p[3] for p, w in zip(pending, where) if w]),
                                        np.array([p[4] for p, w in zip(pending, where) if w]))

@@ -39,7 +39,7 @@ from dpverify.statistical.anchors import Anchors, anchored_specs, clipped_sums
 from dpverify.statistical.atoms import HashSetEvent, repeated_hashes
 from dpverify.statistical.cells import (CellSetEvent, ProductRatioScore, bin_counts, fit_cells_and_codes,
                                        fit_product_ratio, nan_start, sorted_distinct, tail_ranks)
-from dpverify.statistical.candidates import MASS_FAMILIES, Candidate, CandidateSearch, rank_candidates
+from dpverify.statistical.candidates import Candidate, CandidateSearch, rank_candidates
 from dpverify.statistical.learned import fit_linear_score
 from dpverify.statistical.projection import ProjectedBound
 from dpverify.execution.sampling import single_threaded_libraries
@@ -47,7 +47,7 @@ from dpverify.statistical.columns import MAX_COLUMNS, SortedColumns
 from dpverify.statistical.features import Column, Feature, Identity, LinearScore, LowBit, Statistic, sorted_values
 from dpverify.statistical.events import Event, IntervalEvent, NanEvent, RowSetEvent, ValueSetEvent, unique_rows
 
-__all__ = ["Candidate", "MASS_FAMILIES", "CandidateSearch", "SearchInput", "EventFamily", "feature_events",
+__all__ = ["Candidate", "CandidateSearch", "SearchInput", "EventFamily", "feature_events",
            "search_events", "rank_candidates", "atom_candidates", "monotone_log_ratio"]
 
 THRESHOLD_GRID = 2000
@@ -241,8 +241,8 @@ def _prefix_unions(counts: Sequence[NDArray], m: int, search: CandidateSearch,
         order = np.argsort(-key, kind="stable")
         kn, kd = np.cumsum(bn[order]), np.cumsum(bd[order])
         if honest:
-            i = int(np.argmax(search.chooser(family)(np.cumsum(an[order]), np.cumsum(ad[order]))))
-            s = search.scorer(family)(kn[i:i + 1], kd[i:i + 1])
+            i = int(np.argmax(search.projection(family, "select")(np.cumsum(an[order]), np.cumsum(ad[order]))))
+            s = search.projection(family)(kn[i:i + 1], kd[i:i + 1])
             kn, kd, i = kn[i:i + 1], kd[i:i + 1], (i, 0)
         else:
             s = search.score(kn, kd)

@@ -19,8 +19,8 @@ from dpverify.statistical.anchors import input_anchors
 from dpverify.statistical.atoms import row_hashes
 from dpverify.statistical.contract import check_batches_distinct
 from dpverify.statistical.privacy_loss import loss_histogram
-from dpverify.statistical.search import (MASS_FAMILIES, Candidate, EventFamily, SearchSettings, atom_candidates,
-                                         rank_candidates)
+from dpverify.statistical.candidates import MASS_FAMILIES
+from dpverify.statistical.search import Candidate, EventFamily, SearchSettings, atom_candidates, rank_candidates
 from dpverify.statistical.stats import epsilon_lower_bound, wilson_lower, wilson_upper
 
 __all__ = ["search_phase", "SearchPhase", "power_ranks", "pair_tasks", "grouped_batches", "SWEEP_FRACTION",
