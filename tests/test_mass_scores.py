@@ -1,5 +1,5 @@
 """Point masses (families ``atom``, ``nan``) are chosen and scored at their frequencies as they are
-(:meth:`dpverify.statistical.candidates.CandidateSearch.scorer` / ``chooser``): a value seen a few times under one
+(:meth:`dpverify.statistical.candidates.CandidateSearch.projection`): a value seen a few times under one
 input and never under the other keeps a positive score, where the search's normal-approximation margin (one standard
 error, ``sqrt(k)`` of a count ``k``) left it no bound at all.  Deterministic: fixed counts and fixed run seeds."""
 
