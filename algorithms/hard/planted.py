@@ -1,0 +1,168 @@
+"""Mechanisms with a planted privacy loss whose parameters are drawn at random (``benchmarks/random_cases.py``).
+
+The hard suite's mechanisms are fixed instances; these are the same failure classes as parametric families, so
+that the auditor can be measured on many instances nobody chose by hand:
+
+* :class:`MarkedLaplace` -- *mixed outputs*: ``x + Lap(scale)`` per coordinate, except that with a probability
+  that depends on the input (``p_low`` below a public trigger on ``x[0]``, ``p_high`` at or above it) a marker is
+  released instead: a row of NaN (a suppressed answer), a constant sentinel, or the input itself (a debug branch:
+  a *rare leak* when the probability is small).  The loss of the mass part is ``ln(p1/p0)``, that of the
+  continuous part ``ln((1 − p1)/(1 − p0))`` plus the Laplace loss, at most ``‖x1 − x0‖₁/scale`` in absolute
+  value, so the true ε of a pair is ``max(|ln(p1/p0)|, |ln((1 − p1)/(1 − p0))| + ‖x1 − x0‖₁/scale)`` (Dwork &
+  Roth 2014, Theorem 3.6, for the Laplace part), and ∞ for the input marker released with positive probability.
+* :class:`TabulatedPMF` -- an arbitrary discrete law per input (a table of pmfs over ``0..m-1``): true ε =
+  ``max_o |ln(p_x0(o)/p_x1(o))|``, where the planted outcome may be rare.
+* :class:`IndependentRR` -- *joint events in many coordinates*: randomized response on each bit of a bit vector
+  with its own ``ε_j`` (Warner 1965; Erlingsson, Pihur & Korolova, CCS 2014, sec. 3 for per-bit budgets): true ε
+  of a pair = ``Σ_j ε_j`` over the bits in which the inputs differ, attained only by the joint event on all of them.
+
+Each is a frozen, picklable ``mechanism(x, n, rng) -> ndarray`` with ``epsilon_on(x0, x1)`` (the true ε of a pair)
+and ``log_density(x, out)`` or ``pmf(x)`` for :mod:`dpverify.statistical.oracle`.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+#: the markers of :class:`MarkedLaplace` besides a constant (a float)
+MARKERS = ("nan", "input")
+
+
+def _ln_ratio(a: float, b: float) -> float:
+    """``|ln(a/b)|`` for probabilities, ∞ when exactly one is 0, 0 when both are."""
+    if a == b:
+        return 0.0
+    if a == 0.0 or b == 0.0:
+        return math.inf
+    return abs(math.log(a / b))
+
+
+@dataclass(frozen=True)
+class MarkedLaplace:
+    """``x + Lap(scale)`` per coordinate, or, with probability ``p(x)`` (``p_high`` if ``x[0] >= trigger``, else
+    ``p_low``), a marker: ``"nan"`` (a row of NaN), ``"input"`` (``x`` itself; inputs must then be integer-valued,
+    so that a Laplace draw, which is never an integer vector, cannot be mistaken for another input's marker in
+    :meth:`log_density`) or a float (that constant in every coordinate)."""
+
+    scale: float
+    p_low: float = 0.0
+    p_high: float = 0.0
+    trigger: float = 0.5
+    marker: str | float = "nan"
+
+    def __post_init__(self) -> None:
+        if not self.scale > 0:
+            raise ValueError(f"scale must be positive, got {self.scale!r}")
+        for name in ("p_low", "p_high"):
+            p = getattr(self, name)
+            if not 0.0 <= p < 1.0:
+                raise ValueError(f"{name} must be in [0, 1), got {p!r}")
+        if isinstance(self.marker, str) and self.marker not in MARKERS:
+            raise ValueError(f"marker must be one of {MARKERS} or a float, got {self.marker!r}")
+
+    def p(self, x: object) -> float:
+        """The probability of releasing the marker on input ``x``."""
+        return self.p_high if float(np.ravel(np.asarray(x, dtype=np.float64))[0]) >= self.trigger else self.p_low
+
+    def _marker_row(self, v: np.ndarray) -> np.ndarray:
+        if self.marker == "nan":
+            return np.full(v.shape, np.nan)
+        if self.marker == "input":
+            return v.copy()
+        return np.full(v.shape, float(self.marker))
+
+    def __call__(self, x: object, n: int, rng: np.random.Generator) -> np.ndarray:
+        v = np.asarray(x, dtype=np.float64)
+        out = v + rng.laplace(0.0, self.scale, size=(n,) + v.shape)
+        out[rng.random(n) < self.p(x)] = self._marker_row(v)
+        return out
+
+    def _atoms(self, rows: np.ndarray) -> np.ndarray:
+        """Rows that are a marker of some input (the atoms of the dominating measure)."""
+        if self.marker == "nan":
+            return np.isnan(rows).all(axis=1)
+        if self.marker == "input":
+            return (rows == np.round(rows)).all(axis=1)
+        return (rows == float(self.marker)).all(axis=1)
+
+    def log_density(self, x: object, out: np.ndarray) -> np.ndarray:
+        """With respect to counting measure on the markers plus Lebesgue measure elsewhere: ``ln p(x)`` on ``x``'s
+        marker, ``−inf`` on another input's, ``ln(1 − p(x)) + Σ_j (−ln(2·scale) − |o_j − x_j|/scale)`` elsewhere."""
+        v = np.asarray(x, dtype=np.float64).reshape(-1)
+        rows = np.asarray(out, dtype=np.float64).reshape(len(out), -1)
+        p = self.p(x)
+        atom = self._atoms(rows)
+        mine = atom & (rows == v).all(axis=1) if self.marker == "input" else atom
+        with np.errstate(divide="ignore", invalid="ignore"):
+            cont = math.log1p(-p) + (-math.log(2.0 * self.scale) - np.abs(rows - v) / self.scale).sum(axis=1)
+            ld = np.where(atom, np.where(mine, math.log(p) if p > 0 else -np.inf, -np.inf), cont)
+        return ld
+
+    def epsilon_on(self, x0: object, x1: object) -> float:
+        """True ε of the pair (module docstring)."""
+        p0, p1 = self.p(x0), self.p(x1)
+        if self.marker == "input" and (p0 > 0 or p1 > 0):
+            return math.inf
+        dist = float(np.abs(np.asarray(x0, dtype=np.float64) - np.asarray(x1, dtype=np.float64)).sum())
+        return max(_ln_ratio(p1, p0), abs(math.log1p(-p1) - math.log1p(-p0)) + dist / self.scale)
+
+
+@dataclass(frozen=True)
+class TabulatedPMF:
+    """Input ``i`` (an integer) -> an outcome code in ``0..m-1`` drawn from ``table[i]`` (a pmf)."""
+
+    table: tuple[tuple[float, ...], ...]
+
+    def __post_init__(self) -> None:
+        sizes = {len(row) for row in self.table}
+        if len(sizes) != 1 or not self.table:
+            raise ValueError("table must hold one or more pmfs of one length")
+        for i, row in enumerate(self.table):
+            r = np.asarray(row, dtype=np.float64)
+            if (r < 0).any() or abs(r.sum() - 1.0) > 1e-9:
+                raise ValueError(f"table[{i}] is not a pmf (negative entries or sum {r.sum()!r})")
+
+    def pmf(self, x: object) -> np.ndarray:
+        return np.asarray(self.table[int(np.ravel(np.asarray(x))[0])], dtype=np.float64)
+
+    def __call__(self, x: object, n: int, rng: np.random.Generator) -> np.ndarray:
+        cdf = np.cumsum(self.pmf(x))
+        return np.minimum(np.searchsorted(cdf, rng.random(n) * cdf[-1], side="right"), len(cdf) - 1)
+
+    def epsilon_on(self, x0: object, x1: object) -> float:
+        p, q = self.pmf(x0), self.pmf(x1)
+        return max((_ln_ratio(float(a), float(b)) for a, b in zip(p, q)), default=0.0)
+
+
+@dataclass(frozen=True)
+class IndependentRR:
+    """Each bit ``j`` of a 0/1 input vector kept with probability ``e^{ε_j}/(1 + e^{ε_j})``, else flipped;
+    output: int8 bits ``(n, d)``."""
+
+    eps_bits: tuple[float, ...]
+
+    @property
+    def keep(self) -> np.ndarray:
+        e = np.asarray(self.eps_bits, dtype=np.float64)
+        return 1.0 / (1.0 + np.exp(-e))
+
+    def _bits(self, x: object) -> np.ndarray:
+        b = np.asarray(x).reshape(-1).astype(np.int8)
+        if b.shape != (len(self.eps_bits),) or ((b != 0) & (b != 1)).any():
+            raise ValueError(f"input must be {len(self.eps_bits)} bits (0 or 1), got {np.asarray(x).tolist()!r}")
+        return b
+
+    def __call__(self, x: object, n: int, rng: np.random.Generator) -> np.ndarray:
+        flip = rng.random((n, len(self.eps_bits))) >= self.keep
+        return (self._bits(x) ^ flip).astype(np.int8)
+
+    def log_density(self, x: object, out: np.ndarray) -> np.ndarray:
+        same = np.asarray(out).reshape(len(out), -1) == self._bits(x)
+        keep = self.keep
+        return np.where(same, np.log(keep), np.log1p(-keep)).sum(axis=1)
+
+    def epsilon_on(self, x0: object, x1: object) -> float:
+        return float(np.asarray(self.eps_bits)[self._bits(x0) != self._bits(x1)].sum())

@@ -1,0 +1,333 @@
+"""The auditor on randomly drawn instances of the hard failure classes, against the oracle bound.
+
+    python -m benchmarks.random_cases --count 120 --seed 0 --write docs/auditor.md   # about 15 min on 2 cores
+    python -m benchmarks.random_cases --count 10 --quick                            # smoke run
+
+The suites hold instances this team chose; a user's mechanism is none of them.  This draws instances of five
+classes at random (:func:`draw_case`; mechanisms in :mod:`algorithms.hard.planted` and
+:mod:`algorithms.hard.joint`), each with 1-3 pairs of which one is the worst, and a claim that is either the true ε
+of the pairs (a *control*: any violation is a false alarm) or the true ε divided by a factor drawn in [1.1, 4] (a
+*violation*):
+
+* ``laplace-vector`` -- ``x + Lap(scale)`` in ``d`` = 1-32 coordinates, the pairs differing in 1-``d`` of them by
+  ±1 or ±2 (joint events in many coordinates);
+* ``mixed-output`` -- :class:`~algorithms.hard.planted.MarkedLaplace` with a NaN or constant marker released with a
+  data-dependent probability in [10⁻³, 0.3]; the planted loss in the mass part or in the continuous part;
+* ``rare-leak`` -- the same with the input itself released with probability 3·10⁻⁵-3·10⁻³ (true ε = ∞; the
+  claim is the continuous part's ε), controls releasing a NaN with that probability on both inputs;
+* ``pmf-table`` -- :class:`~algorithms.hard.planted.TabulatedPMF` over 2-400 outcomes, the largest ratio planted
+  on an outcome of probability 10⁻⁴-10⁻² in half of the instances;
+* ``bits-rr`` -- :class:`~algorithms.hard.planted.IndependentRR` on 2-24 bits with their own ε_j in [0.02, 0.3],
+  the pairs differing in 1-``d`` bits (the loss is a weighted sum over them).
+
+Each instance is audited by :func:`dpverify.audit` (``SAMPLES`` test and ``SEARCH`` search outputs per input,
+α = 0.05, 2 workers, seed = the instance's) and its oracle bound computed at the same budget
+(:func:`dpverify.statistical.oracle.oracle_bound`: the bound of a test that knew the optimal event).  A violation
+is *detectable* when its oracle bound exceeds the claim.  ``--results FILE`` keeps one JSON line per finished
+instance and a rerun skips those (an interrupted run loses none); ``--write FILE`` replaces the text between
+``<!-- BEGIN random-cases -->`` and ``<!-- END random-cases -->``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import statistics
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from algorithms.hard.joint import LaplaceVector
+from algorithms.hard.planted import IndependentRR, MarkedLaplace, TabulatedPMF
+
+KINDS = ("laplace-vector", "mixed-output", "rare-leak", "pmf-table", "bits-rr")
+SAMPLES, SEARCH = 1_000_000, 200_000
+QUICK_SAMPLES, QUICK_SEARCH = 100_000, 20_000
+ALPHA = 0.05
+WORKERS = 2
+#: Monte-Carlo oracle draws over all pairs and directions of one instance (exact pmf laws ignore it)
+ORACLE_ROWS = 8_000_000
+BEGIN, END = "<!-- BEGIN random-cases -->", "<!-- END random-cases -->"
+
+
+@dataclass
+class Case:
+    """One drawn instance: ``claim`` is its true ε (a control) or that divided by ``factor`` (a violation)."""
+
+    index: int
+    kind: str
+    mechanism: Any
+    pairs: list[tuple[Any, Any]]
+    claim: float
+    true_epsilon: float
+    violating: bool
+    params: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def nan_policy(self) -> str:
+        """``"outcome"`` where a NaN row is a release of the mechanism (the NaN marker), else the audit's default."""
+        return "outcome" if getattr(self.mechanism, "marker", None) == "nan" else "raise"
+
+    @property
+    def name(self) -> str:
+        return f"{self.kind}-{self.index}"
+
+
+def _loguniform(rng: np.random.Generator, lo: float, hi: float) -> float:
+    return float(math.exp(rng.uniform(math.log(lo), math.log(hi))))
+
+
+def _claim(rng: np.random.Generator, true_eps: float, violating: bool) -> tuple[float, float]:
+    """(claim, factor): the true ε, or it divided by a factor in [1.1, 4] (log-uniform)."""
+    factor = _loguniform(rng, 1.1, 4.0) if violating else 1.0
+    return true_eps / factor, factor
+
+
+def _decoys(rng: np.random.Generator, worst: tuple[Any, Any], weaker: list[tuple[Any, Any]]) -> list[tuple[Any, Any]]:
+    """The worst pair and 0-2 weaker ones, in random order."""
+    pairs = [worst] + weaker[: int(rng.integers(0, len(weaker) + 1))]
+    return [pairs[i] for i in rng.permutation(len(pairs))]
+
+
+def _laplace_vector(rng: np.random.Generator, violating: bool) -> tuple[Any, list, float, float, dict]:
+    d = int(rng.choice([1, 2, 4, 8, 16, 32]))
+    k = int(rng.integers(1, d + 1))
+    x0 = rng.integers(0, 10, size=d).astype(float)
+    delta = np.zeros(d)
+    where = rng.choice(d, size=k, replace=False)
+    delta[where] = rng.choice([-2.0, -1.0, 1.0, 2.0], size=k)
+    true_eps = _loguniform(rng, 0.2, 2.0)
+    l1 = float(np.abs(delta).sum())
+    mech = LaplaceVector(epsilon=true_eps, calibrated_for=l1)          # scale = l1 / true ε
+    weaker = []
+    for _ in range(2):
+        part = delta * (rng.random(d) < 0.5)
+        if np.abs(part).sum() > 0:
+            weaker.append((x0, x0 + part))
+    pairs = _decoys(rng, (x0, x0 + delta), weaker)
+    claim, factor = _claim(rng, true_eps, violating)
+    return mech, pairs, claim, true_eps, {"d": d, "moved": k, "l1": l1, "factor": round(factor, 3)}
+
+
+def _mixed_output(rng: np.random.Generator, violating: bool) -> tuple[Any, list, float, float, dict]:
+    d = int(rng.choice([1, 4]))
+    marker = "nan" if rng.random() < 0.5 else -1.0
+    claim = float(rng.uniform(0.5, 2.0))
+    factor = _loguniform(rng, 1.1, 4.0) if violating else 1.0
+    where = "mass" if rng.random() < 0.5 else "continuous"
+    p_low = _loguniform(rng, 1e-3, 0.3)
+    mass_eps = claim * (factor if violating and where == "mass" else float(rng.uniform(0.0, 1.0)))
+    p_high = min(p_low * math.exp(mass_eps), 0.9)
+    mass_eps = math.log(p_high / p_low)
+    c = abs(math.log1p(-p_high) - math.log1p(-p_low))
+    x0 = np.zeros(d)
+    x1 = x0.copy()
+    x1[0] = 1.0
+    cont_eps = claim * (factor if violating and where == "continuous" else 1.0)
+    if cont_eps <= c:                 # the continuous part's offset alone exceeds the target: make its noise large
+        cont_eps = c + 0.05 * claim
+    scale = 1.0 / (cont_eps - c)      # ||x1 - x0||_1 = 1
+    mech = MarkedLaplace(scale=scale, p_low=p_low, p_high=p_high, trigger=0.5, marker=marker)
+    true_eps = mech.epsilon_on(x0, x1)
+    if not violating:
+        claim = true_eps
+    weaker = [(x1, x1 + np.eye(d)[-1] * 0.5)]           # both above the trigger: the continuous part only
+    pairs = _decoys(rng, (x0, x1), weaker)
+    return mech, pairs, claim, true_eps, {"d": d, "marker": str(marker), "where": where, "p_low": p_low,
+                                          "p_high": p_high, "factor": round(true_eps / claim, 3)}
+
+
+def _rare_leak(rng: np.random.Generator, violating: bool) -> tuple[Any, list, float, float, dict]:
+    d = int(rng.choice([1, 3, 8]))
+    p = _loguniform(rng, 3e-5, 3e-3)
+    claim = float(rng.uniform(0.5, 2.0))
+    x0 = rng.integers(0, 5, size=d).astype(float)
+    x1 = x0.copy()
+    x1[0] = x0[0] + 1.0
+    trigger = float(x1[0]) if rng.random() < 0.5 else -math.inf       # leak on x1 only, or on both
+    if violating:
+        mech = MarkedLaplace(scale=1.0 / claim, p_low=0.0 if trigger > -math.inf else p, p_high=p,
+                             trigger=trigger if trigger > -math.inf else 0.0, marker="input")
+    else:
+        mech = MarkedLaplace(scale=1.0 / claim, p_low=p, p_high=p, trigger=0.0, marker="nan")
+    true_eps = mech.epsilon_on(x0, x1)
+    return mech, [(x0, x1)], claim, true_eps, {"d": d, "p": p, "one_sided": trigger > -math.inf,
+                                               "factor": math.inf if violating else 1.0}
+
+
+def _pmf_table(rng: np.random.Generator, violating: bool) -> tuple[Any, list, float, float, dict]:
+    m = int(round(_loguniform(rng, 2, 400)))
+    base = rng.dirichlet(np.full(m, float(rng.uniform(0.3, 2.0))))
+    base = np.maximum(base, 1e-6)
+    base /= base.sum()
+    a = _loguniform(rng, 0.05, 1.5)
+    tilt = rng.uniform(-a, a, size=m)
+    rare = m >= 3 and rng.random() < 0.5
+    if rare:                          # the largest ratio on an outcome of probability 1e-4 - 1e-2
+        j = int(rng.integers(m))
+        base[j] = _loguniform(rng, 1e-4, 1e-2)
+        others = np.arange(m) != j
+        base[others] *= (1.0 - base[j]) / base[others].sum()
+        tilt[j] = a * float(rng.uniform(1.5, 3.0)) * (1 if rng.random() < 0.5 else -1)
+    q = base * np.exp(tilt)
+    q /= q.sum()
+    mild = base * np.exp(tilt / 3.0)
+    mild /= mild.sum()
+    mech = TabulatedPMF((tuple(base.tolist()), tuple(q.tolist()), tuple(mild.tolist())))
+    true_eps = mech.epsilon_on(0, 1)
+    pairs = _decoys(rng, (0, 1), [(0, 2)])
+    claim, factor = _claim(rng, true_eps, violating)
+    return mech, pairs, claim, true_eps, {"m": m, "rare": bool(rare), "factor": round(factor, 3)}
+
+
+def _bits_rr(rng: np.random.Generator, violating: bool) -> tuple[Any, list, float, float, dict]:
+    d = int(rng.integers(2, 25))
+    eps = tuple(float(e) for e in rng.uniform(0.02, 0.3, size=d))
+    mech = IndependentRR(eps)
+    x0 = rng.integers(0, 2, size=d)
+    k = int(rng.integers(1, d + 1))
+    flip = np.zeros(d, dtype=int)
+    flip[rng.choice(d, size=k, replace=False)] = 1
+    x1 = x0 ^ flip
+    weaker = []
+    if k > 1:
+        some = flip.copy()
+        some[np.flatnonzero(flip)[: k // 2]] = 0
+        weaker.append((x0, x0 ^ some))
+    pairs = _decoys(rng, (x0, x1), weaker)
+    true_eps = mech.epsilon_on(x0, x1)
+    claim, factor = _claim(rng, true_eps, violating)
+    return mech, pairs, claim, true_eps, {"d": d, "flipped": k, "factor": round(factor, 3)}
+
+
+_DRAW = {"laplace-vector": _laplace_vector, "mixed-output": _mixed_output, "rare-leak": _rare_leak,
+         "pmf-table": _pmf_table, "bits-rr": _bits_rr}
+
+
+def draw_case(index: int, seed: int) -> Case:
+    """Instance ``index`` of the run with root ``seed``: kind ``KINDS[index % 5]``, a violation when
+    ``(index // 5)`` is even, parameters from ``SeedSequence(seed, spawn_key=(index,))``."""
+    rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(index,)))
+    kind = KINDS[index % len(KINDS)]
+    violating = (index // len(KINDS)) % 2 == 0
+    mech, pairs, claim, true_eps, params = _DRAW[kind](rng, violating)
+    return Case(index, kind, mech, pairs, float(claim), float(true_eps), violating, params)
+
+
+def run_case(case: Case, seed: int, samples: int, search: int, workers: int = WORKERS) -> dict[str, Any]:
+    """Audit ``case`` and compute its oracle bound at the same budget; a JSON-ready record."""
+    import dpverify
+    from dpverify.statistical.oracle import default_oracle_samples, oracle_bound
+
+    t = time.perf_counter()
+    res = dpverify.audit(case.mechanism, case.pairs, case.claim, samples=samples, search_samples=search, alpha=ALPHA,
+                         seed=np.random.SeedSequence(seed, spawn_key=(case.index, 1)), workers=workers,
+                         nan_policy=case.nan_policy)
+    seconds = time.perf_counter() - t
+    per = min(default_oracle_samples(samples), max(1_000_000, ORACLE_ROWS // (2 * len(case.pairs))))
+    oracle = oracle_bound(case.mechanism, case.pairs, samples, alpha=ALPHA, seed=seed, oracle_samples=per)
+    return {"index": case.index, "kind": case.kind, "name": case.name, "violating": case.violating,
+            "claim": case.claim, "true_epsilon": case.true_epsilon, "params": case.params, "pairs": len(case.pairs),
+            "verdict": "violation" if res.violation else "pass", "bound": float(res.epsilon_lower_bound),
+            "oracle": float(oracle.bound), "oracle_p": [oracle.p_num, oracle.p_den], "seconds": seconds}
+
+
+def summarise(records: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Per kind (and ``all``): controls and their false alarms; violations, the detectable ones (oracle bound above
+    the claim) and how many of those were found; bound / oracle on the detectable ones."""
+    out: dict[str, dict[str, Any]] = {}
+    for kind in KINDS + ("all",):
+        rs = [r for r in records if kind in ("all", r["kind"])]
+        ctrl = [r for r in rs if not r["violating"]]
+        viol = [r for r in rs if r["violating"]]
+        det = [r for r in viol if r["oracle"] > r["claim"]]
+        ratios = [r["bound"] / r["oracle"] for r in det if r["oracle"] > 0]
+        out[kind] = {"cases": len(rs), "controls": len(ctrl),
+                     "false_alarms": sum(r["verdict"] == "violation" for r in ctrl),
+                     "violations": len(viol), "detectable": len(det),
+                     "found": sum(r["verdict"] == "violation" for r in det),
+                     "found_undetectable": sum(r["verdict"] == "violation" for r in viol if r not in det),
+                     "ratio_median": statistics.median(ratios) if ratios else math.nan,
+                     "ratio_min": min(ratios) if ratios else math.nan}
+    return out
+
+
+def _fmt(x: float) -> str:
+    return "–" if not math.isfinite(x) else f"{x:.4g}"
+
+
+def report(records: list[dict[str, Any]], command: str, samples: int, search: int) -> str:
+    """The generated section: the summary per kind, then every missed detectable violation and false alarm."""
+    s = summarise(records)
+    L = [f"Generated by `{command}`: {len(records)} instances, {samples:,} test + {search:,} search outputs per "
+         f"input, α = {ALPHA}, {WORKERS} workers, {sum(r['seconds'] for r in records):.0f} s of audits.", "",
+         "| class | instances | controls: false alarms | violations: detectable (oracle > claim) | found | "
+         "found, not detectable | bound / oracle on the detectable: median, min |",
+         "|---|---|---|---|---|---|---|"]
+    for kind in KINDS + ("all",):
+        v = s[kind]
+        L.append(f"| {'**all**' if kind == 'all' else f'`{kind}`'} | {v['cases']} | {v['false_alarms']} of "
+                 f"{v['controls']} | {v['detectable']} of {v['violations']} | {v['found']} of {v['detectable']} | "
+                 f"{v['found_undetectable']} | {_fmt(v['ratio_median'])}, {_fmt(v['ratio_min'])} |")
+    missed = [r for r in records if r["violating"] and r["oracle"] > r["claim"] and r["verdict"] == "pass"]
+    alarms = [r for r in records if not r["violating"] and r["verdict"] == "violation"]
+    L += ["", f"Missed detectable violations: {len(missed)}; false alarms on controls: {len(alarms)}."]
+    for r in missed + alarms:
+        L.append(f"- `{r['name']}` ({'violation' if r['violating'] else 'control'}): claim {_fmt(r['claim'])}, true "
+                 f"ε {_fmt(r['true_epsilon'])}, oracle {_fmt(r['oracle'])}, bound {_fmt(r['bound'])}; "
+                 + ", ".join(f"{k} = {_fmt(v) if isinstance(v, float) else v}" for k, v in r["params"].items()))
+    return "\n".join(L)
+
+
+def _load(path: Path | None) -> dict[int, dict[str, Any]]:
+    if path is None or not path.exists():
+        return {}
+    return {r["index"]: r for r in (json.loads(line) for line in path.read_text().splitlines() if line.strip())}
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m benchmarks.random_cases", description=__doc__.split("\n\n")[0])
+    p.add_argument("--count", type=int, default=120, help="instances (default 120: 24 of each class)")
+    p.add_argument("--seed", type=int, default=0, help="root seed of the instances and the audits (default 0)")
+    p.add_argument("--quick", action="store_true", help=f"{QUICK_SAMPLES:,} + {QUICK_SEARCH:,} outputs per input")
+    p.add_argument("--results", type=Path, help="JSON lines of finished instances (kept; a rerun skips them)")
+    p.add_argument("--write", type=Path, help="replace the generated section of FILE (docs/auditor.md)")
+    args = p.parse_args(argv)
+    if args.count < 1:
+        p.error("--count must be at least 1")
+    samples, search = (QUICK_SAMPLES, QUICK_SEARCH) if args.quick else (SAMPLES, SEARCH)
+    done = _load(args.results)
+    records = []
+    for i in range(args.count):
+        if i in done:
+            records.append(done[i])
+            continue
+        case = draw_case(i, args.seed)
+        r = run_case(case, args.seed, samples, search)
+        records.append(r)
+        if args.results is not None:
+            with args.results.open("a") as f:
+                f.write(json.dumps(r) + "\n")
+        print(f"[random_cases] {case.name}: {'violation' if case.violating else 'control'} claim "
+              f"{case.claim:.4g}, oracle {r['oracle']:.4g}, {r['verdict']} (bound {r['bound']:.4g}), "
+              f"{r['seconds']:.1f} s", flush=True)
+    given = list(argv if argv is not None else sys.argv[1:])
+    if "--results" in given:                  # where finished instances are kept is no part of the command
+        at = given.index("--results")
+        del given[at:at + 2]
+    command = "python -m benchmarks.random_cases " + " ".join(given)
+    text = report(records, command.strip(), samples, search)
+    print(text)
+    if args.write is not None:
+        from benchmarks.bench_graph import write_section
+        write_section(args.write, text, BEGIN, END)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
