@@ -27,6 +27,9 @@ __all__ = ["search_phase", "SearchPhase", "power_ranks", "pair_tasks", "grouped_
            "MASS_FAMILIES"]
 
 SWEEP_FRACTION = 10
+#: a point mass is rare, and may take the finalist slot reserved for one, when seen in at most this share of the
+#: scoring half (both inputs' counts together)
+RARE_MASS_SHARE = 0.01
 
 
 def grouped_batches(tasks: Sequence[Task], results: Sequence[BatchOutput],
@@ -258,8 +261,12 @@ def search_phase(mechanism: Mechanism, pair_list: Sequence[Pair], *, search_samp
     # positive: a rare atom seen a few times and never under the neighbour is structure, not luck, but the
     # optimism correction sized for many candidates would push it below every tail event
     # (with a target: whose score exceeds the target -- an atom projected below the claim cannot certify it)
+    # Only a *rare* point mass (seen in at most RARE_MASS_SHARE of its scoring half under both inputs together)
+    # takes the reserved slot: a large mass -- a clipped feature's atom at its clip bound, a quarter of the
+    # outputs -- is ranked well without it and would otherwise take the slot from the rare leak it exists for
     floor = 0.0 if target is None else target
-    mass = [r for r in order if candidates[r][1].family in MASS_FAMILIES and candidates[r][1].score > floor]
+    mass = [r for r in order if candidates[r][1].family in MASS_FAMILIES and candidates[r][1].score > floor
+            and candidates[r][1].count_num + candidates[r][1].count_den <= RARE_MASS_SHARE * n_scores[r]]
     if mass and finalists > 1:
         order = np.r_[mass[:1], [r for r in order if r != mass[0]]].astype(np.intp)
     for r in order:
