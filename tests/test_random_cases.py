@@ -117,7 +117,7 @@ def test_the_command_runs_keeps_results_and_writes_its_section(tmp_path, monkeyp
     monkeypatch.setattr(rc, "QUICK_SEARCH", 4_000)
     monkeypatch.setattr(rc, "ORACLE_ROWS", 400_000)
     results, doc = tmp_path / "r.jsonl", tmp_path / "doc.md"
-    doc.write_text("# Doc\n\n<!-- BEGIN random-cases -->\nold\n<!-- END random-cases -->\n\ntail\n")
+    doc.write_text("# Doc\n\n<!-- BEGIN random-cases seed 0 -->\nold\n<!-- END random-cases seed 0 -->\n\ntail\n")
     assert rc.main(["--count", "2", "--quick", "--results", str(results), "--write", str(doc)]) == 0
     kept = [json.loads(line) for line in results.read_text().splitlines()]
     assert [r["index"] for r in kept] == [0, 1]
