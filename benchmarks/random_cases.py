@@ -295,7 +295,8 @@ def report(records: list[dict[str, Any]], command: str, samples: int, search: in
     for r in missed + alarms:
         mark = " **margin**" if r["violating"] and r["oracle"] >= CLEAR * r["claim"] else ""
         L.append(f"- `{r['name']}`{mark} ({'violation' if r['violating'] else 'control'}): claim "
-                 f"{_fmt(r['claim'])}, true ε {_fmt(r['true_epsilon'])}, oracle {_fmt(r['oracle'])}, bound "
+                 f"{_fmt(r['claim'])}, true ε {_fmt(r['true_epsilon'])}, oracle {_fmt(r['oracle'])} (its event's "
+                 f"probabilities {' / '.join(_fmt(float(x)) for x in r.get('oracle_p', ()))}), bound "
                  f"{_fmt(r['bound'])}; "
                  + ", ".join(f"{k} = {_fmt(v) if isinstance(v, float) else v}" for k, v in r["params"].items()))
     return "\n".join(L)
