@@ -1,9 +1,9 @@
 """The auditor on randomly drawn instances of the hard failure classes, against the oracle bound.
 
-    python -m benchmarks.random_cases --count 120 --seed 0 --write docs/auditor.md   # about 15 min on 2 cores
+    python -m benchmarks.random_cases --count 144 --seed 0 --write docs/auditor.md   # about 10 min on 2 cores
     python -m benchmarks.random_cases --count 10 --quick                            # smoke run
 
-The suites hold instances this team chose; a user's mechanism is none of them.  This draws instances of five
+The suites hold instances this team chose; a user's mechanism is none of them.  This draws instances of six
 classes at random (:func:`draw_case`; mechanisms in :mod:`algorithms.hard.planted` and
 :mod:`algorithms.hard.joint`), each with 1-3 pairs of which one is the worst, and a claim that is either the true ε
 of the pairs (a *control*: any violation is a false alarm) or the true ε divided by a factor drawn in [1.1, 4] (a
@@ -18,7 +18,9 @@ of the pairs (a *control*: any violation is a false alarm) or the true ε divide
 * ``pmf-table`` -- :class:`~algorithms.hard.planted.TabulatedPMF` over 2-400 outcomes, the largest ratio planted
   on an outcome of probability 10⁻⁴-10⁻² in half of the instances;
 * ``bits-rr`` -- :class:`~algorithms.hard.planted.IndependentRR` on 2-24 bits with their own ε_j in [0.02, 0.3],
-  the pairs differing in 1-``d`` bits (the loss is a weighted sum over them).
+  the pairs differing in 1-``d`` bits (the loss is a weighted sum over them);
+* ``gaussian-delta`` -- :class:`~algorithms.hard.planted.GaussianVector` in 1-16 coordinates at the analytic σ of
+  (ε, δ) for its pair's ℓ2 distance (0.5-2), δ in [10⁻⁴, 10⁻²]: an (ε, δ) claim, tested by the hockey-stick test.
 
 Each instance is audited by :func:`dpverify.audit` (``SAMPLES`` test and ``SEARCH`` search outputs per input,
 α = 0.05, 2 workers, seed = the instance's) and its oracle bound computed at the same budget
@@ -43,9 +45,10 @@ from typing import Any
 import numpy as np
 
 from algorithms.hard.joint import LaplaceVector
-from algorithms.hard.planted import IndependentRR, MarkedLaplace, TabulatedPMF
+from algorithms.classic.gaussian import analytic_gaussian_sigma
+from algorithms.hard.planted import GaussianVector, IndependentRR, MarkedLaplace, TabulatedPMF
 
-KINDS = ("laplace-vector", "mixed-output", "rare-leak", "pmf-table", "bits-rr")
+KINDS = ("laplace-vector", "mixed-output", "rare-leak", "pmf-table", "bits-rr", "gaussian-delta")
 SAMPLES, SEARCH = 1_000_000, 200_000
 QUICK_SAMPLES, QUICK_SEARCH = 100_000, 20_000
 ALPHA = 0.05
@@ -75,6 +78,11 @@ class Case:
     true_epsilon: float
     violating: bool
     params: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def delta(self) -> float:
+        """The claimed δ: the Gaussian instances' (:class:`~algorithms.hard.planted.GaussianVector`), else 0."""
+        return float(self.mechanism.delta) if isinstance(self.mechanism, GaussianVector) else 0.0
 
     @property
     def nan_policy(self) -> str:
@@ -213,13 +221,27 @@ def _bits_rr(rng: np.random.Generator, violating: bool) -> tuple[Any, list, floa
     return mech, pairs, claim, true_eps, {"d": d, "flipped": k, "factor": round(factor, 3)}
 
 
+def _gaussian_delta(rng: np.random.Generator, violating: bool) -> tuple[Any, list, float, float, dict]:
+    d = int(rng.choice([1, 2, 4, 8, 16]))
+    delta = _loguniform(rng, 1e-4, 1e-2)
+    x0 = rng.integers(0, 10, size=d).astype(float)
+    move = rng.normal(size=d)
+    move *= _loguniform(rng, 0.5, 2.0) / np.linalg.norm(move)
+    true_eps = _loguniform(rng, 0.3, 3.0)
+    sigma = analytic_gaussian_sigma(true_eps, delta, float(np.linalg.norm(move)))
+    mech = GaussianVector(sigma=sigma, delta=delta)
+    pairs = _decoys(rng, (x0, x0 + move), [(x0, x0 + 0.5 * move)])
+    claim, factor = _claim(rng, true_eps, violating)
+    return mech, pairs, claim, mech.epsilon_on(x0, x0 + move), {"d": d, "delta": delta, "factor": round(factor, 3)}
+
+
 _DRAW = {"laplace-vector": _laplace_vector, "mixed-output": _mixed_output, "rare-leak": _rare_leak,
-         "pmf-table": _pmf_table, "bits-rr": _bits_rr}
+         "pmf-table": _pmf_table, "bits-rr": _bits_rr, "gaussian-delta": _gaussian_delta}
 
 
 def draw_case(index: int, seed: int) -> Case:
-    """Instance ``index`` of the run with root ``seed``: kind ``KINDS[index % 5]``, a violation when
-    ``(index // 5)`` is even, parameters from ``SeedSequence(seed, spawn_key=(index,))``."""
+    """Instance ``index`` of the run with root ``seed``: kind ``KINDS[index % 6]``, a violation when
+    ``(index // 6)`` is even, parameters from ``SeedSequence(seed, spawn_key=(index,))``."""
     rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(index,)))
     kind = KINDS[index % len(KINDS)]
     violating = (index // len(KINDS)) % 2 == 0
@@ -233,12 +255,13 @@ def run_case(case: Case, seed: int, samples: int, search: int, workers: int = WO
     from dpverify.statistical.oracle import default_oracle_samples, oracle_bound
 
     t = time.perf_counter()
-    res = dpverify.audit(case.mechanism, case.pairs, case.claim, samples=samples, search_samples=search, alpha=ALPHA,
+    res = dpverify.audit(case.mechanism, case.pairs, case.claim, case.delta, samples=samples, search_samples=search, alpha=ALPHA,
                          seed=np.random.SeedSequence(seed, spawn_key=(case.index, 1)), workers=workers,
                          nan_policy=case.nan_policy)
     seconds = time.perf_counter() - t
     per = min(default_oracle_samples(samples), max(1_000_000, ORACLE_ROWS // (2 * len(case.pairs))))
-    oracle = oracle_bound(case.mechanism, case.pairs, samples, alpha=ALPHA, seed=seed, oracle_samples=per)
+    oracle = oracle_bound(case.mechanism, case.pairs, samples, alpha=ALPHA, delta=case.delta, seed=seed,
+                          oracle_samples=per)
     return {"index": case.index, "kind": case.kind, "name": case.name, "violating": case.violating,
             "claim": case.claim, "true_epsilon": case.true_epsilon, "params": case.params, "pairs": len(case.pairs),
             "verdict": "violation" if res.violation else "pass", "bound": float(res.epsilon_lower_bound),
@@ -310,7 +333,7 @@ def _load(path: Path | None) -> dict[int, dict[str, Any]]:
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m benchmarks.random_cases", description=__doc__.split("\n\n")[0])
-    p.add_argument("--count", type=int, default=120, help="instances (default 120: 24 of each class)")
+    p.add_argument("--count", type=int, default=144, help="instances (default 144: 24 of each class)")
     p.add_argument("--seed", type=int, default=0, help="root seed of the instances and the audits (default 0)")
     p.add_argument("--quick", action="store_true", help=f"{QUICK_SAMPLES:,} + {QUICK_SEARCH:,} outputs per input")
     p.add_argument("--results", type=Path, help="JSON lines of finished instances (kept; a rerun skips them)")

@@ -13,7 +13,8 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from algorithms.hard.planted import IndependentRR, MarkedLaplace, TabulatedPMF
+from algorithms.classic.gaussian import analytic_gaussian_sigma, gaussian_delta
+from algorithms.hard.planted import GaussianVector, IndependentRR, MarkedLaplace, TabulatedPMF
 from benchmarks import random_cases as rc
 
 
@@ -81,7 +82,19 @@ def test_independent_rr_loss_is_the_sum_over_the_differing_bits() -> None:
         mech(np.array([0, 2, 0, 1]), 5, np.random.default_rng(0))
 
 
-@pytest.mark.parametrize("index", range(40))
+@pytest.mark.parametrize("eps,delta,dist", [(0.3, 1e-4, 0.5), (1.0, 1e-3, 1.3), (3.0, 1e-2, 2.0)])
+def test_gaussian_vector_epsilon_is_that_of_its_analytic_sigma(eps: float, delta: float, dist: float) -> None:
+    x0 = np.zeros(3)
+    x1 = np.array([0.6, 0.0, 0.8]) * dist                  # l2 distance dist
+    mech = GaussianVector(sigma=analytic_gaussian_sigma(eps, delta, dist), delta=delta)
+    got = mech.epsilon_on(x0, x1)
+    assert got == pytest.approx(eps, rel=1e-6)
+    assert gaussian_delta(mech.sigma, got, dist) == pytest.approx(delta, rel=1e-6)
+    assert mech.epsilon_on(x0, x0) == 0.0
+    assert GaussianVector(sigma=mech.sigma, delta=0.9).epsilon_on(x0, x1) == 0.0   # delta(0) below 0.9
+
+
+@pytest.mark.parametrize("index", range(48))
 def test_drawn_cases_keep_their_contract(index: int) -> None:
     case = rc.draw_case(index, seed=11)
     again = rc.draw_case(index, seed=11)

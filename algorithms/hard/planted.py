@@ -12,6 +12,9 @@ that the auditor can be measured on many instances nobody chose by hand:
   Roth 2014, Theorem 3.6, for the Laplace part), and ∞ for the input marker released with positive probability.
 * :class:`TabulatedPMF` -- an arbitrary discrete law per input (a table of pmfs over ``0..m-1``): true ε =
   ``max_o |ln(p_x0(o)/p_x1(o))|``, where the planted outcome may be rare.
+* :class:`GaussianVector` -- an *(ε, δ) claim*: ``x + N(0, σ²)`` per coordinate; a pair at ℓ2 distance ``s`` has
+  ``δ(ε) = Φ(s/2σ − εσ/s) − e^ε Φ(−s/2σ − εσ/s)`` (Balle & Wang, ICML 2018, Theorem 8), so its true ε at the
+  mechanism's ``delta`` is the root of ``δ(ε) = delta``.
 * :class:`IndependentRR` -- *joint events in many coordinates*: randomized response on each bit of a bit vector
   with its own ``ε_j`` (Warner 1965; Erlingsson, Pihur & Korolova, CCS 2014, sec. 3 for per-bit budgets): true ε
   of a pair = ``Σ_j ε_j`` over the bits in which the inputs differ, attained only by the joint event on all of them.
@@ -26,6 +29,9 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
+from scipy.optimize import brentq
+
+from ..classic.gaussian import gaussian_delta
 
 #: the markers of :class:`MarkedLaplace` besides a constant (a float)
 MARKERS = ("nan", "input")
@@ -166,3 +172,30 @@ class IndependentRR:
 
     def epsilon_on(self, x0: object, x1: object) -> float:
         return float(np.asarray(self.eps_bits)[self._bits(x0) != self._bits(x1)].sum())
+
+
+@dataclass(frozen=True)
+class GaussianVector:
+    """``x + N(0, sigma²)`` per coordinate; ``delta``: the δ at which :meth:`epsilon_on` reports a pair's true ε."""
+
+    sigma: float
+    delta: float
+
+    def __call__(self, x: object, n: int, rng: np.random.Generator) -> np.ndarray:
+        v = np.asarray(x, dtype=np.float64)
+        return v + rng.normal(0.0, self.sigma, size=(n,) + v.shape)
+
+    def log_density(self, x: object, out: np.ndarray) -> np.ndarray:
+        z = (np.asarray(out, dtype=np.float64) - np.asarray(x, dtype=np.float64)) / self.sigma
+        ld = -0.5 * math.log(2.0 * math.pi * self.sigma ** 2) - 0.5 * z * z
+        return ld.reshape(len(ld), -1).sum(axis=1)
+
+    def epsilon_on(self, x0: object, x1: object) -> float:
+        """The smallest ε with ``δ(ε) <= delta`` on the pair (module docstring); 0 when ``δ(0) <= delta``."""
+        s = float(np.linalg.norm(np.ravel(np.asarray(x0, dtype=np.float64) - np.asarray(x1, dtype=np.float64))))
+        if s == 0.0 or gaussian_delta(self.sigma, 0.0, s) <= self.delta:
+            return 0.0
+        hi = 1.0
+        while gaussian_delta(self.sigma, hi, s) > self.delta:
+            hi *= 2.0
+        return float(brentq(lambda e: gaussian_delta(self.sigma, e, s) - self.delta, 0.0, hi, xtol=1e-12))
