@@ -255,7 +255,8 @@ def run_case(case: Case, seed: int, samples: int, search: int, workers: int = WO
     from dpverify.statistical.oracle import default_oracle_samples, oracle_bound
 
     t = time.perf_counter()
-    res = dpverify.audit(case.mechanism, case.pairs, case.claim, case.delta, samples=samples, search_samples=search, alpha=ALPHA,
+    res = dpverify.audit(case.mechanism, case.pairs, case.claim, case.delta, samples=samples, search_samples=search,
+                         alpha=ALPHA,
                          seed=np.random.SeedSequence(seed, spawn_key=(case.index, 1)), workers=workers,
                          nan_policy=case.nan_policy)
     seconds = time.perf_counter() - t
