@@ -256,9 +256,8 @@ def run_case(case: Case, seed: int, samples: int, search: int, workers: int = WO
 
     t = time.perf_counter()
     res = dpverify.audit(case.mechanism, case.pairs, case.claim, case.delta, samples=samples, search_samples=search,
-                         alpha=ALPHA,
-                         seed=np.random.SeedSequence(seed, spawn_key=(case.index, 1)), workers=workers,
-                         nan_policy=case.nan_policy)
+                         alpha=ALPHA, seed=np.random.SeedSequence(seed, spawn_key=(case.index, 1)),
+                         workers=workers, nan_policy=case.nan_policy)
     seconds = time.perf_counter() - t
     per = min(default_oracle_samples(samples), max(1_000_000, ORACLE_ROWS // (2 * len(case.pairs))))
     oracle = oracle_bound(case.mechanism, case.pairs, samples, alpha=ALPHA, delta=case.delta, seed=seed,
