@@ -73,3 +73,22 @@ def test_a_rare_leak_keeps_the_point_mass_slot_against_a_clip_atom() -> None:
                          seed=np.random.SeedSequence(0, spawn_key=(2, 1)), workers=1)
     assert res.violation and res.epsilon_lower_bound > 1.7
     assert res.witness is not None and res.witness.test.count_den == 0
+
+
+def test_the_point_mass_slot_takes_the_rare_mass_of_largest_score() -> None:
+    # Each input released itself with probability 5.1e-5 (8 coordinates): the leak's atom is seen 8 / 0 times on the
+    # scoring half, a clipped sum's value 37 / 6 times; both are rare masses, and the Wilson-corrected ranking put
+    # the second first (rank 0.44 against -0.51), so the slot tested it (bound 1.35) and the audit passed at 1.806
+    # where the oracle is 2.39.  The slot now takes the rare mass of largest uncorrected score.  The instance is
+    # benchmarks/random_cases.py's rare-leak-74 at seed 1, written out here.
+    import dpverify
+    from algorithms.hard.planted import MarkedLaplace
+
+    p = 5.0761040709396314e-05
+    mech = MarkedLaplace(scale=0.550209924322296, p_low=p, p_high=p, trigger=0.0, marker="input")
+    x0 = np.array([3.0, 2.0, 0.0, 0.0, 4.0, 4.0, 1.0, 0.0])
+    res = dpverify.audit(mech, [(x0, x0 + np.eye(8)[0])], 1.817488118251809, samples=1_000_000,
+                         search_samples=200_000, alpha=0.05, seed=np.random.SeedSequence(1, spawn_key=(74, 1)),
+                         workers=1)
+    assert res.violation and res.epsilon_lower_bound > 1.85
+    assert res.witness is not None and res.witness.test.count_den == 0
