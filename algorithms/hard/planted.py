@@ -32,6 +32,7 @@ import numpy as np
 from scipy.optimize import brentq
 
 from ..classic.gaussian import gaussian_delta
+from .gaussian_sigma import gaussian_draws, gaussian_log_density
 
 #: the markers of :class:`MarkedLaplace` besides a constant (a float)
 MARKERS = ("nan", "input")
@@ -182,13 +183,10 @@ class GaussianVector:
     delta: float
 
     def __call__(self, x: object, n: int, rng: np.random.Generator) -> np.ndarray:
-        v = np.asarray(x, dtype=np.float64)
-        return v + rng.normal(0.0, self.sigma, size=(n,) + v.shape)
+        return gaussian_draws(x, n, self.sigma, rng)
 
     def log_density(self, x: object, out: np.ndarray) -> np.ndarray:
-        z = (np.asarray(out, dtype=np.float64) - np.asarray(x, dtype=np.float64)) / self.sigma
-        ld = -0.5 * math.log(2.0 * math.pi * self.sigma ** 2) - 0.5 * z * z
-        return ld.reshape(len(ld), -1).sum(axis=1)
+        return gaussian_log_density(x, out, self.sigma)
 
     def epsilon_on(self, x0: object, x1: object) -> float:
         """The smallest ε with ``δ(ε) <= delta`` on the pair (module docstring); 0 when ``δ(0) <= delta``."""
