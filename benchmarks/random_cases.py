@@ -98,9 +98,14 @@ def _loguniform(rng: np.random.Generator, lo: float, hi: float) -> float:
     return float(math.exp(rng.uniform(math.log(lo), math.log(hi))))
 
 
+def _factor(rng: np.random.Generator, violating: bool) -> float:
+    """How far a violation's claim lies below its true ε: log-uniform in [1.1, 4]; 1 for a control."""
+    return _loguniform(rng, 1.1, 4.0) if violating else 1.0
+
+
 def _claim(rng: np.random.Generator, true_eps: float, violating: bool) -> tuple[float, float]:
-    """(claim, factor): the true ε, or it divided by a factor in [1.1, 4] (log-uniform)."""
-    factor = _loguniform(rng, 1.1, 4.0) if violating else 1.0
+    """(claim, factor): the true ε, or it divided by :func:`_factor`."""
+    factor = _factor(rng, violating)
     return true_eps / factor, factor
 
 
@@ -134,7 +139,7 @@ def _mixed_output(rng: np.random.Generator, violating: bool) -> tuple[Any, list,
     d = int(rng.choice([1, 4]))
     marker = "nan" if rng.random() < 0.5 else -1.0
     claim = float(rng.uniform(0.5, 2.0))
-    factor = _loguniform(rng, 1.1, 4.0) if violating else 1.0
+    factor = _factor(rng, violating)
     where = "mass" if rng.random() < 0.5 else "continuous"
     p_low = _loguniform(rng, 1e-3, 0.3)
     mass_eps = claim * (factor if violating and where == "mass" else float(rng.uniform(0.0, 1.0)))
