@@ -77,6 +77,8 @@ def _search_rows(search: str) -> tuple[Phase, ...]:
               "product-ratio fit"),
         Phase("outcomes", "unions of discrete outcomes", "_outcome_unions", S, "events", "outcome unions"),
         Phase("cells", "unions of cells", "_cell_unions", S, "events", "cell unions"),
+        Phase("items", "item events (integer vector outputs)", "item_events", "statistical/items.py", "events",
+              "item events"),
         Phase("fit_cells", "cell partition (fit)", "fit_cells", "statistical/cells.py", "cells", "cell fit"),
         Phase("atoms", "atom-sweep candidates", "atom_candidates", S, search, "atom-sweep candidates"),
     )

@@ -1,11 +1,11 @@
 """The auditor on randomly drawn instances of the hard failure classes, against the oracle bound.
 
-    python -m benchmarks.random_cases --count 144 --seed 0 --write docs/auditor.md   # about 10 min on 2 cores
+    python -m benchmarks.random_cases --count 168 --seed 0 --write docs/auditor.md   # about 12 min on 2 cores
     python -m benchmarks.random_cases --count 10 --quick                            # smoke run
 
-The suites hold instances this team chose; a user's mechanism is none of them.  This draws instances of six
-classes at random (:func:`draw_case`; mechanisms in :mod:`algorithms.hard.planted` and
-:mod:`algorithms.hard.joint`), each with 1-3 pairs of which one is the worst, and a claim that is either the true ε
+The suites hold instances this team chose; a user's mechanism is none of them.  This draws instances of seven
+classes at random (:func:`draw_case`; mechanisms in :mod:`algorithms.hard.planted`, :mod:`algorithms.hard.joint` and
+:mod:`algorithms.classic.top_k`), each with 1-3 pairs of which one is the worst, and a claim that is either the true ε
 of the pairs (a *control*: any violation is a false alarm) or the true ε divided by a factor drawn in [1.1, 4] (a
 *violation*):
 
@@ -20,7 +20,10 @@ of the pairs (a *control*: any violation is a false alarm) or the true ε divide
 * ``bits-rr`` -- :class:`~algorithms.hard.planted.IndependentRR` on 2-24 bits with their own ε_j in [0.02, 0.3],
   the pairs differing in 1-``d`` bits (the loss is a weighted sum over them);
 * ``gaussian-delta`` -- :class:`~algorithms.hard.planted.GaussianVector` in 1-16 coordinates at the analytic σ of
-  (ε, δ) for its pair's ℓ2 distance (0.5-2), δ in [10⁻⁴, 10⁻²]: an (ε, δ) claim, tested by the hockey-stick test.
+  (ε, δ) for its pair's ℓ2 distance (0.5-2), δ in [10⁻⁴, 10⁻²]: an (ε, δ) claim, tested by the hockey-stick test;
+* ``top-k`` -- :class:`~algorithms.classic.top_k.OneShotTopK`: the ordered top 1-4 of 4-10 integer scores
+  (logits' coefficient 0.3-3.3: from flat to sharp, where the leak is a low-scored item lifted into the top k in a
+  few outputs of ten thousand), the neighbours adding a record to one score or to several (ℓ∞ distance 1).
 
 Each instance is audited by :func:`dpverify.audit` (``SAMPLES`` test and ``SEARCH`` search outputs per input,
 α = 0.05, 2 workers, seed = the instance's) and its oracle bound computed at the same budget
@@ -46,9 +49,10 @@ import numpy as np
 
 from algorithms.hard.joint import LaplaceVector
 from algorithms.classic.gaussian import analytic_gaussian_sigma
+from algorithms.classic.top_k import OneShotTopK
 from algorithms.hard.planted import GaussianVector, IndependentRR, MarkedLaplace, TabulatedPMF
 
-KINDS = ("laplace-vector", "mixed-output", "rare-leak", "pmf-table", "bits-rr", "gaussian-delta")
+KINDS = ("laplace-vector", "mixed-output", "rare-leak", "pmf-table", "bits-rr", "gaussian-delta", "top-k")
 SAMPLES, SEARCH = 1_000_000, 200_000
 QUICK_SAMPLES, QUICK_SEARCH = 100_000, 20_000
 ALPHA = 0.05
@@ -240,13 +244,33 @@ def _gaussian_delta(rng: np.random.Generator, violating: bool) -> tuple[Any, lis
     return mech, pairs, claim, mech.epsilon_on(x0, x0 + move), {"d": d, "delta": delta, "factor": round(factor, 3)}
 
 
+def _top_k(rng: np.random.Generator, violating: bool) -> tuple[Any, list, float, float, dict]:
+    m = int(rng.integers(4, 11))
+    k = int(rng.integers(1, min(m - 1, 4) + 1))
+    c = _loguniform(rng, 0.3, 3.3)                     # the logits' coefficient: sharp (rare leaks) to flat
+    mech = OneShotTopK(k=k, epsilon=2.0 * k * c)
+    u0 = rng.integers(0, 7, size=m).astype(float)
+
+    def neighbour() -> tuple[Any, Any]:
+        if rng.random() < 0.5:                         # a record in one bin
+            return u0, u0 + np.eye(m)[int(rng.integers(m))]
+        bump = (rng.random(m) < 0.5).astype(float)     # a record counted in several bins (l_inf distance 1)
+        bump[int(rng.integers(m))] = 1.0
+        return u0, u0 + bump
+
+    pairs = [neighbour() for _ in range(int(rng.integers(1, 4)))]
+    true_eps = max(mech.epsilon_on(a, b) for a, b in pairs)
+    claim, factor = _claim(rng, true_eps, violating)
+    return mech, pairs, claim, true_eps, {"m": m, "k": k, "c": round(c, 3), "factor": round(factor, 3)}
+
+
 _DRAW = {"laplace-vector": _laplace_vector, "mixed-output": _mixed_output, "rare-leak": _rare_leak,
-         "pmf-table": _pmf_table, "bits-rr": _bits_rr, "gaussian-delta": _gaussian_delta}
+         "pmf-table": _pmf_table, "bits-rr": _bits_rr, "gaussian-delta": _gaussian_delta, "top-k": _top_k}
 
 
 def draw_case(index: int, seed: int) -> Case:
-    """Instance ``index`` of the run with root ``seed``: kind ``KINDS[index % 6]``, a violation when
-    ``(index // 6)`` is even, parameters from ``SeedSequence(seed, spawn_key=(index,))``."""
+    """Instance ``index`` of the run with root ``seed``: kind ``KINDS[index % 7]``, a violation when
+    ``(index // 7)`` is even, parameters from ``SeedSequence(seed, spawn_key=(index,))``."""
     rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(index,)))
     kind = KINDS[index % len(KINDS)]
     violating = (index // len(KINDS)) % 2 == 0
@@ -338,7 +362,7 @@ def _load(path: Path | None) -> dict[int, dict[str, Any]]:
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m benchmarks.random_cases", description=__doc__.split("\n\n")[0])
-    p.add_argument("--count", type=int, default=144, help="instances (default 144: 24 of each class)")
+    p.add_argument("--count", type=int, default=168, help="instances (default 168: 24 of each class)")
     p.add_argument("--seed", type=int, default=0, help="root seed of the instances and the audits (default 0)")
     p.add_argument("--quick", action="store_true", help=f"{QUICK_SAMPLES:,} + {QUICK_SEARCH:,} outputs per input")
     p.add_argument("--results", type=Path, help="JSON lines of finished instances (kept; a rerun skips them)")

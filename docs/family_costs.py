@@ -27,6 +27,7 @@ FAMILIES: tuple[tuple[str, str, str], ...] = (
     ("thresholds, intervals, point masses of scalar features", "_scalar_features", "search.py"),
     ("  of which two-sided tails", "_two_sided_tails", "search.py"),
     ("outcome unions (discrete outputs)", "_outcome_unions", "search.py"),
+    ("item events (integer vector outputs)", "item_events", "items.py"),
     ("conditional cells (raw and monotone orders)", "_cell_unions", "search.py"),
     ("  of which the monotone (isotonic) order", "monotone_log_ratio", "search.py"),
     ("logistic-regression score (fit)", "fit_linear_score", "learned.py"),

@@ -1,7 +1,7 @@
 """The black-box statistical audit: samples of a mechanism on neighbouring inputs -> candidate events chosen on a
 search half (``search``; events in ``events``, features in ``features``, the learned score in ``learned``,
 conditional cells in ``cells``, point masses in ``atoms``, thresholds anchored at the pair's inputs in ``anchors``,
-candidates scored by the projected bound of ``projection``; every pair's search and the finalists in
+item events of integer vectors in ``items``, the prefix unions they share in ``unions``, candidates scored by the projected bound of ``projection``; every pair's search and the finalists in
 ``search_phase``) -> Clopper-Pearson or conditional Poisson bounds on fresh samples (``ratio_tests``, ``stats``) ->
 an ε lower bound (``auditor``, ``result``).  Also the anytime-valid audit (``anytime``: its bets in ``betting``, its
 streams in ``streams``), the sampling-contract checks

@@ -6,6 +6,8 @@ Families (docs/architecture.md, "adding an event family"; docs/auditor.md):
   few distinct values): outcomes sorted by their estimated likelihood ratio, and the prefix unions of
   that order (the Neyman--Pearson sets of the empirical distributions) -- StatDP's categorical
   events;
+* **item events** for integer vector outputs (:mod:`dpverify.statistical.items`): the entries as labels (a
+  top-k's items), "some entry is in V" and "out[j] in V", unless every distinct row is frequent;
 * **threshold and interval events** ``{f(o) <= t}``, ``{f(o) >= t}``, ``{a <= f(o) <= b}`` and single
   point masses ``{f(o) = a}`` on a scalar *feature* ``f``: the output itself, each coordinate of a
   vector, its sum / max / min / argmax, its clipped sums (:mod:`.anchors`: at the inputs' answers or the medians);
@@ -41,7 +43,9 @@ from dpverify.statistical.cells import (CellSetEvent, ProductRatioScore, bin_cou
                                        fit_product_ratio, nan_start, sorted_distinct, tail_ranks)
 from dpverify.statistical.candidates import Candidate, CandidateSearch, rank_candidates
 from dpverify.statistical.learned import fit_linear_score
+from dpverify.statistical.items import item_events, unions_suffice
 from dpverify.statistical.projection import ProjectedBound
+from dpverify.statistical.unions import prefix_unions
 from dpverify.execution.sampling import single_threaded_libraries
 from dpverify.statistical.columns import MAX_COLUMNS, SortedColumns
 from dpverify.statistical.features import Column, Feature, Identity, LinearScore, LowBit, Statistic, sorted_values
@@ -219,44 +223,10 @@ def _two_sided_tails(feature: Feature, pooled: NDArray, a0: NDArray, a1: NDArray
              lambda i: IntervalEvent(feature, float(lo[i]), float(hi[i]), outside=True), f"{feature.name}:outside", fam)]
 
 
-def _prefix_unions(counts: Sequence[NDArray], m: int, search: CandidateSearch,
-                   make: Callable[[NDArray], Event], group: str, family: str, honest: bool = False,
-                   log_ratio: Callable[[NDArray, NDArray], NDArray] | None = None) -> None:
-    """Prefix unions of ``m`` outcomes (``counts``: how many rows of each of the four halves are outcome ``0..m-1``)
-    ordered by likelihood ratio.
-
-    The order is estimated on the selection half.  By default the prefix length is chosen on the scoring half (a
-    one-dimensional choice along a nested family, so its optimism is small when the outcomes are few: ordering
-    and scoring on the same counts would pick unions of outcomes whose counts are high by chance).  With
-    ``honest``, for families of hundreds of cells where that choice is no longer small, the length is chosen on
-    the selection half too and the scoring half only scores the chosen union, so that finalists are ranked
-    across families on counts that played no part in choosing them.  ``make(sorted outcome codes)`` builds the
-    event.  ``log_ratio(an, ad)``: the estimated log likelihood ratio of each outcome from its selection-half
-    counts that orders them (default: the smoothed ratio ``(an + 0.5) / (ad + 0.5)`` of each outcome alone).
-    """
-    c = list(counts)
-    search.scored += 2 * m
-    for direction, (an, ad, bn, bd) in enumerate(((c[0], c[1], c[2], c[3]), (c[1], c[0], c[3], c[2]))):
-        key = np.log((an + 0.5) / (ad + 0.5)) if log_ratio is None else log_ratio(an, ad)
-        order = np.argsort(-key, kind="stable")
-        kn, kd = np.cumsum(bn[order]), np.cumsum(bd[order])
-        if honest:
-            i = int(np.argmax(search.projection(family, "select")(np.cumsum(an[order]), np.cumsum(ad[order]))))
-            s = search.projection(family)(kn[i:i + 1], kd[i:i + 1])
-            kn, kd, i = kn[i:i + 1], kd[i:i + 1], (i, 0)
-        else:
-            s = search.score(kn, kd)
-            i = int(np.argmax(s))
-            i = (i, i)
-        length, at = i
-        if np.isfinite(s[at]):
-            search.out.append(Candidate(make(np.sort(order[: length + 1])), direction, float(s[at]), int(kn[at]),
-                                        int(kd[at]), f"{group}/d{direction}", family))
-
-
 def _outcome_unions(halves: tuple[NDArray, NDArray, NDArray, NDArray],
                     search: CandidateSearch) -> tuple[NDArray, list[NDArray]]:
-    """StatDP's categorical events: prefix unions of the distinct outputs (:func:`_prefix_unions`).  Returns the
+    """StatDP's categorical events: prefix unions of the distinct outputs
+    (:func:`dpverify.statistical.unions.prefix_unions`).  Returns the
     distinct outputs and how often each occurs in each half."""
     sizes = [len(h) for h in halves]
     rows = np.concatenate(halves).reshape(sum(sizes), -1)
@@ -265,7 +235,7 @@ def _outcome_unions(halves: tuple[NDArray, NDArray, NDArray, NDArray],
     outcomes = rows[first]
     shape, dtype = halves[0].shape[1:], str(halves[0].dtype)
     counts = [np.bincount(inverse[bounds[j]: bounds[j + 1]], minlength=len(first)) for j in range(4)]
-    _prefix_unions(counts, len(first), search,
+    prefix_unions(counts, len(first), search,
                    lambda idx: RowSetEvent(outcomes[idx].reshape((len(idx),) + shape), dtype), "outcomes",
                    "outcomes")
     return outcomes.reshape((len(first),) + shape), counts
@@ -295,9 +265,9 @@ def _cell_unions(halves: tuple[NDArray, NDArray, NDArray, NDArray], search: Cand
     def make(idx: NDArray) -> Event:
         return CellSetEvent(part, tuple(int(c) for c in idx))
 
-    _prefix_unions(counts, m, search, make, "cells", "cells", honest=True)
+    prefix_unions(counts, m, search, make, "cells", "cells", honest=True)
     offsets = part.offsets()
-    _prefix_unions(counts, m, search, make, "cells-monotone", "cells", honest=True,
+    prefix_unions(counts, m, search, make, "cells-monotone", "cells", honest=True,
                    log_ratio=lambda an, ad: monotone_log_ratio(an, ad, offsets))
 
 
@@ -351,7 +321,7 @@ def atom_candidates(h0: NDArray[np.uint64], h1: NDArray[np.uint64], n_test: int,
         chosen = atoms[idx[idx < len(atoms)]]
         return HashSetEvent(tuple(int(v) for v in chosen), examples(chosen))
 
-    _prefix_unions(counts, len(atoms) + 1, search, make, "sweep", "atom", honest=True)
+    prefix_unions(counts, len(atoms) + 1, search, make, "sweep", "atom", honest=True)
     return [dataclasses.replace(c, n_score=len(h0) - h) for c in search.finish()
             if isinstance(c.event, HashSetEvent) and c.event.hashes]
 
@@ -450,6 +420,8 @@ def search_events(
     if not few_outcomes:
         _cell_unions(halves, search, sorted_columns if o0.ndim == 1 else None)
     kind = "discrete" if discrete_dtype or few_outcomes else ("scalar" if o0.ndim == 1 else "vector")
+    if table is None or not unions_suffice(table[1][:2]):
+        item_events(halves, search)
     if few_outcomes and o0.ndim > 1 and n_unique <= UNIONS_SUFFICE:
         # every event on these outputs is a union of their few outcomes, and the prefix unions in likelihood-ratio
         # order (estimated on many counts per outcome) already hold the best ones: features add nothing but time

@@ -257,6 +257,12 @@ def search_phase(mechanism: Mechanism, pair_list: Sequence[Pair], *, search_samp
     chosen: list[tuple[int, Candidate]] = []
     seen_groups: set[tuple[int, int, str]] = set()
     order = np.argsort(-ranks, kind="stable")
+    if target is None and len(ranks) and not ranks[order[0]] > 0:
+        # no candidate is projected to certify anything after the optimism correction: the one test goes to the
+        # candidate likeliest to give a positive bound (power_ranks at target 0), not to the least negative rank,
+        # mostly an event almost certain under both inputs, which certifies nothing (a rare item seen 10 / 1
+        # times in a top-k's outputs, ranked -0.13, lost to the union of every output at -0.00)
+        order = np.argsort(-power_ranks([c for _, c in candidates], n_scores, samples, z, delta, 0.0), kind="stable")
     # one finalist is reserved for the best point-mass candidate whose own (uncorrected) scoring-half score is
     # positive: a rare atom seen a few times and never under the neighbour is structure, not luck, but the
     # optimism correction sized for many candidates would push it below every tail event
