@@ -22,7 +22,7 @@ of the pairs (a *control*: any violation is a false alarm) or the true ε divide
 * ``gaussian-delta`` -- :class:`~algorithms.hard.planted.GaussianVector` in 1-16 coordinates at the analytic σ of
   (ε, δ) for its pair's ℓ2 distance (0.5-2), δ in [10⁻⁴, 10⁻²]: an (ε, δ) claim, tested by the hockey-stick test;
 * ``top-k`` -- :class:`~algorithms.classic.top_k.OneShotTopK`: the ordered top 1-4 of 4-10 integer scores
-  (logits' coefficient 0.3-3.3: from flat to sharp, where the leak is a low-scored item lifted into the top k in a
+  (logits' coefficient 0.3-5: from flat to sharp, where the leak is a low-scored item lifted into the top k in a
   few outputs of ten thousand), the neighbours adding a record to one score or to several (ℓ∞ distance 1).
 
 Each instance is audited by :func:`dpverify.audit` (``SAMPLES`` test and ``SEARCH`` search outputs per input,
@@ -247,7 +247,7 @@ def _gaussian_delta(rng: np.random.Generator, violating: bool) -> tuple[Any, lis
 def _top_k(rng: np.random.Generator, violating: bool) -> tuple[Any, list, float, float, dict]:
     m = int(rng.integers(4, 11))
     k = int(rng.integers(1, min(m - 1, 4) + 1))
-    c = _loguniform(rng, 0.3, 3.3)                     # the logits' coefficient: sharp (rare leaks) to flat
+    c = _loguniform(rng, 0.3, 5.0)                     # the logits' coefficient: sharp (rare leaks) to flat
     mech = OneShotTopK(k=k, epsilon=2.0 * k * c)
     u0 = rng.integers(0, 7, size=m).astype(float)
 
