@@ -90,3 +90,19 @@ def test_a_rare_item_lifted_into_the_top_k_is_found() -> None:
                        workers=1)
     assert r.violation and r.epsilon_lower_bound > 1.9
     assert r.witness.test.event == "some out[j] ∈ {6}"
+
+
+def test_long_rows_get_the_categories_of_their_first_columns_only() -> None:
+    """A histogram of 200 small-integer bins: no item sets (rows longer than MAX_WIDTH), categories of the first
+    MAX_COLUMNS coordinates."""
+    from dpverify.statistical.columns import MAX_COLUMNS
+    from dpverify.statistical.items import MAX_WIDTH
+
+    rng = np.random.default_rng(4)
+    halves = tuple(rng.integers(0, 4, (500, 200)) for _ in range(4))
+    assert 200 > MAX_WIDTH
+    search = _search(500)
+    item_events(halves, search)
+    found = search.finish()
+    assert found and not any(isinstance(c.event, ItemSetEvent) for c in found)
+    assert {c.event.feature.index for c in found} <= set(range(MAX_COLUMNS))

@@ -18,7 +18,8 @@ likelihood-ratio order (:func:`dpverify.statistical.unions.prefix_unions`):
   :class:`~dpverify.statistical.features.Column`) for each of the first ``MAX_COLUMNS`` coordinates with more than
   two values: the level sets of a loss that also depends on the position (which round chose the item).
 
-Both run on integer outputs of at least two coordinates and at most :data:`MAX_ITEMS` distinct values.
+Both run on integer outputs of at least two coordinates and at most :data:`MAX_ITEMS` distinct values, the item sets on
+rows of at most :data:`MAX_WIDTH` entries.
 """
 
 from __future__ import annotations
@@ -35,10 +36,14 @@ from dpverify.statistical.events import ValueSetEvent
 from dpverify.statistical.features import Column
 from dpverify.statistical.unions import prefix_unions
 
-__all__ = ["ItemSetEvent", "item_events", "unions_suffice", "MAX_ITEMS", "HONEST_ABOVE", "FREQUENT_OUTCOME"]
+__all__ = ["ItemSetEvent", "item_events", "unions_suffice", "MAX_ITEMS", "MAX_WIDTH", "HONEST_ABOVE",
+           "FREQUENT_OUTCOME"]
 
 #: integer vector outputs with at most this many distinct entry values get the item families
 MAX_ITEMS = 1024
+#: rows of at most this many entries get the item sets (a top-k's k, a set's size); longer rows only the categories
+#: of their first ``MAX_COLUMNS`` coordinates
+MAX_WIDTH = 64
 #: outcome unions of whole rows alone suffice when every distinct row was seen at least this many times on the
 #: selection halves (its ratio is then estimated on its own counts); a rarer row sends the search to the items
 FREQUENT_OUTCOME = 20
@@ -85,21 +90,37 @@ def item_events(halves: tuple[NDArray, NDArray, NDArray, NDArray], search: Candi
     ``k >= 2``) to ``search``; nothing when the outputs hold more than :data:`MAX_ITEMS` distinct values."""
     if halves[0].ndim != 2 or halves[0].shape[1] < 2 or halves[0].dtype.kind not in "iu":
         return
+    width = halves[0].shape[1]
+    if width > MAX_WIDTH:                 # long rows (a histogram of many bins): the categories of the first columns
+        halves = tuple(h[:, :MAX_COLUMNS] for h in halves)
     items = np.unique(np.concatenate([h.ravel() for h in halves]))
     m = len(items)
     if m < 2 or m > MAX_ITEMS:
         return
-    codes = [np.searchsorted(items, h) for h in halves]
+    codes = [np.searchsorted(items, h).astype(np.int16) for h in halves]      # m <= MAX_ITEMS < 2**15
+    if width <= MAX_WIDTH:
+        _item_sets(codes, items, search)
+    _categories(codes, items, search)
+
+
+def _item_sets(codes: Sequence[NDArray], items: NDArray, search: CandidateSearch) -> None:
+    """The prefix unions "some entry is in V" of the items ``items`` (``codes``: each half's entries as indices into
+    them)."""
+    m = len(items)
 
     def cumulative(order: NDArray) -> Sequence[NDArray]:
-        rank = np.empty(m, dtype=np.intp)
-        rank[order] = np.arange(m)
+        rank = np.empty(m, dtype=np.int16)
+        rank[order] = np.arange(m, dtype=np.int16)
         return [np.cumsum(np.bincount(rank[c].min(axis=1), minlength=m)) for c in codes]
 
     prefix_unions([_rows_holding(c, m) for c in codes], m, search,
                   lambda idx: ItemSetEvent(tuple(int(v) for v in items[idx])), "items", "items",
                   honest=m > HONEST_ABOVE, cumulative=cumulative)
-    for j in range(min(halves[0].shape[1], MAX_COLUMNS)):
+
+
+def _categories(codes: Sequence[NDArray], items: NDArray, search: CandidateSearch) -> None:
+    """The prefix unions "out[j] in V" of each of the first ``MAX_COLUMNS`` coordinates with more than two values."""
+    for j in range(min(codes[0].shape[1], MAX_COLUMNS)):
         seen, inverse = np.unique(np.concatenate([c[:, j] for c in codes]), return_inverse=True)
         if len(seen) <= 2:                # a binary coordinate: its thresholds are these events already
             continue
