@@ -70,8 +70,12 @@ class ItemSetEvent:
         return np.isin(rows, np.asarray(self.items, dtype=np.int64)).any(axis=1)
 
 
-def _rows_holding(codes: NDArray[np.intp], m: int) -> NDArray[np.int64]:
+def _rows_holding(codes: NDArray, m: int) -> NDArray[np.int64]:
     """How many rows of ``codes`` (``(n, k)`` item codes) hold each item ``0..m-1`` at least once."""
+    if m <= 64:                           # a row-by-item table of n m bytes: no sort
+        held = np.zeros((len(codes), m), dtype=bool)
+        held[np.arange(len(codes))[:, None], codes] = True
+        return held.sum(axis=0)
     c = np.sort(codes, axis=1)
     first = np.ones(c.shape, dtype=bool)
     first[:, 1:] = c[:, 1:] != c[:, :-1]
@@ -93,14 +97,35 @@ def item_events(halves: tuple[NDArray, NDArray, NDArray, NDArray], search: Candi
     width = halves[0].shape[1]
     if width > MAX_WIDTH:                 # long rows (a histogram of many bins): the categories of the first columns
         halves = tuple(h[:, :MAX_COLUMNS] for h in halves)
-    items = np.unique(np.concatenate([h.ravel() for h in halves]))
-    m = len(items)
-    if m < 2 or m > MAX_ITEMS:
+    found = _coded(halves)
+    if found is None:
         return
-    codes = [np.searchsorted(items, h).astype(np.int16) for h in halves]      # m <= MAX_ITEMS < 2**15
+    items, codes = found
     if width <= MAX_WIDTH:
         _item_sets(codes, items, search)
     _categories(codes, items, search)
+
+
+def _coded(halves: Sequence[NDArray]) -> tuple[NDArray, list[NDArray]] | None:
+    """The distinct values of the halves and each half's entries as int16 indices into them; ``None`` for fewer than
+    three values (a 0/1 vector's item events are the thresholds of its max and min, which the search has) or more
+    than :data:`MAX_ITEMS`.  Values within a span of 2**16 are found by counting and coded by a table lookup (one
+    pass; a sort of the n k entries took most of the family's time on RAPPOR's 20 bits)."""
+    lo = min(int(h.min()) for h in halves)
+    hi = max(int(h.max()) for h in halves)
+    if hi - lo < 1 << 16:
+        present = np.zeros(hi - lo + 1, dtype=bool)
+        for h in halves:
+            present[np.bincount((h.ravel() - lo).astype(np.intp), minlength=hi - lo + 1) > 0] = True
+        items = np.flatnonzero(present) + lo
+        if not 3 <= len(items) <= MAX_ITEMS:
+            return None
+        table = np.cumsum(present).astype(np.int16) - 1
+        return items, [table[(h - lo).astype(np.intp)] for h in halves]
+    items = np.unique(np.concatenate([h.ravel() for h in halves]))
+    if not 3 <= len(items) <= MAX_ITEMS:
+        return None
+    return items, [np.searchsorted(items, h).astype(np.int16) for h in halves]      # m <= MAX_ITEMS < 2**15
 
 
 def _item_sets(codes: Sequence[NDArray], items: NDArray, search: CandidateSearch) -> None:
@@ -120,13 +145,13 @@ def _item_sets(codes: Sequence[NDArray], items: NDArray, search: CandidateSearch
 
 def _categories(codes: Sequence[NDArray], items: NDArray, search: CandidateSearch) -> None:
     """The prefix unions "out[j] in V" of each of the first ``MAX_COLUMNS`` coordinates with more than two values."""
+    m = len(items)
     for j in range(min(codes[0].shape[1], MAX_COLUMNS)):
-        seen, inverse = np.unique(np.concatenate([c[:, j] for c in codes]), return_inverse=True)
+        counts = [np.bincount(c[:, j], minlength=m) for c in codes]
+        seen = np.flatnonzero(np.sum(counts, axis=0))
         if len(seen) <= 2:                # a binary coordinate: its thresholds are these events already
             continue
-        bounds = np.cumsum([0] + [len(c) for c in codes])
         labels, feature = items[seen], Column(j)
-        prefix_unions([np.bincount(inverse[bounds[i]:bounds[i + 1]], minlength=len(seen)) for i in range(4)],
-                      len(seen), search,
+        prefix_unions([k[seen] for k in counts], len(seen), search,
                       lambda idx, v=labels, f=feature: ValueSetEvent(f, tuple(float(x) for x in v[idx])),
                       f"{feature.name}:categories", "items", honest=len(seen) > HONEST_ABOVE)
