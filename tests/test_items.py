@@ -106,3 +106,14 @@ def test_long_rows_get_the_categories_of_their_first_columns_only() -> None:
     found = search.finish()
     assert found and not any(isinstance(c.event, ItemSetEvent) for c in found)
     assert {c.event.feature.index for c in found} <= set(range(MAX_COLUMNS))
+
+
+def test_int8_labels_spanning_more_than_the_dtype_half_range_are_coded_without_wrapping() -> None:
+    """int8 values from -100 to 100: ``h - lo`` in int8 would wrap past 127."""
+    rng = np.random.default_rng(5)
+    halves = tuple(rng.choice(np.array([-100, -3, 0, 100], dtype=np.int8), (2_000, 3)) for _ in range(4))
+    search = _search(2_000)
+    item_events(halves, search)
+    found = search.finish()
+    values = {v for c in found if isinstance(c.event, ItemSetEvent) for v in c.event.items}
+    assert found and values <= {-100, -3, 0, 100}

@@ -116,12 +116,12 @@ def _coded(halves: Sequence[NDArray]) -> tuple[NDArray, list[NDArray]] | None:
     if hi - lo < 1 << 16:
         present = np.zeros(hi - lo + 1, dtype=bool)
         for h in halves:
-            present[np.bincount((h.ravel() - lo).astype(np.intp), minlength=hi - lo + 1) > 0] = True
+            present[np.bincount(h.ravel().astype(np.intp) - lo, minlength=hi - lo + 1) > 0] = True
         items = np.flatnonzero(present) + lo
         if not 3 <= len(items) <= MAX_ITEMS:
             return None
         table = np.cumsum(present).astype(np.int16) - 1
-        return items, [table[(h - lo).astype(np.intp)] for h in halves]
+        return items, [table[h.astype(np.intp) - lo] for h in halves]     # (h - lo would wrap in h's dtype)
     items = np.unique(np.concatenate([h.ravel() for h in halves]))
     if not 3 <= len(items) <= MAX_ITEMS:
         return None

@@ -236,8 +236,8 @@ def _outcome_unions(halves: tuple[NDArray, NDArray, NDArray, NDArray],
     shape, dtype = halves[0].shape[1:], str(halves[0].dtype)
     counts = [np.bincount(inverse[bounds[j]: bounds[j + 1]], minlength=len(first)) for j in range(4)]
     prefix_unions(counts, len(first), search,
-                   lambda idx: RowSetEvent(outcomes[idx].reshape((len(idx),) + shape), dtype), "outcomes",
-                   "outcomes")
+                  lambda idx: RowSetEvent(outcomes[idx].reshape((len(idx),) + shape), dtype), "outcomes",
+                  "outcomes")
     return outcomes.reshape((len(first),) + shape), counts
 
 
@@ -268,7 +268,7 @@ def _cell_unions(halves: tuple[NDArray, NDArray, NDArray, NDArray], search: Cand
     prefix_unions(counts, m, search, make, "cells", "cells", honest=True)
     offsets = part.offsets()
     prefix_unions(counts, m, search, make, "cells-monotone", "cells", honest=True,
-                   log_ratio=lambda an, ad: monotone_log_ratio(an, ad, offsets))
+                  log_ratio=lambda an, ad: monotone_log_ratio(an, ad, offsets))
 
 
 def monotone_log_ratio(an: NDArray, ad: NDArray, offsets: NDArray) -> NDArray[np.float64]:
