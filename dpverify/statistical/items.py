@@ -18,8 +18,9 @@ likelihood-ratio order (:func:`dpverify.statistical.unions.prefix_unions`):
   :class:`~dpverify.statistical.features.Column`) for each of the first ``MAX_COLUMNS`` coordinates with more than
   two values: the level sets of a loss that also depends on the position (which round chose the item).
 
-Both run on integer outputs of at least two coordinates and at most :data:`MAX_ITEMS` distinct values, the item sets on
-rows of at most :data:`MAX_WIDTH` entries.
+Both run on integer outputs of at least two coordinates and of three to :data:`MAX_ITEMS` distinct values (a 0/1
+vector's item events are the thresholds of its max and min), the item sets on rows of at most :data:`MAX_WIDTH`
+entries.
 """
 
 from __future__ import annotations
@@ -47,6 +48,8 @@ MAX_WIDTH = 64
 #: outcome unions of whole rows alone suffice when every distinct row was seen at least this many times on the
 #: selection halves (its ratio is then estimated on its own counts); a rarer row sends the search to the items
 FREQUENT_OUTCOME = 20
+#: with at most this many items, the rows holding each are counted on a row-by-item table instead of sorted rows
+TABLE_ITEMS = 64
 #: with more items than this, the prefix length is chosen on the selection half too (``honest`` prefix unions)
 HONEST_ABOVE = 64
 
@@ -72,7 +75,7 @@ class ItemSetEvent:
 
 def _rows_holding(codes: NDArray, m: int) -> NDArray[np.int64]:
     """How many rows of ``codes`` (``(n, k)`` item codes) hold each item ``0..m-1`` at least once."""
-    if m <= 64:                           # a row-by-item table of n m bytes: no sort
+    if m <= TABLE_ITEMS:                  # a row-by-item table of n m bytes: no sort
         held = np.zeros((len(codes), m), dtype=bool)
         held[np.arange(len(codes))[:, None], codes] = True
         return held.sum(axis=0)
@@ -91,7 +94,8 @@ def unions_suffice(selection_counts: Sequence[NDArray]) -> bool:
 
 def item_events(halves: tuple[NDArray, NDArray, NDArray, NDArray], search: CandidateSearch) -> None:
     """Add the item-set and coordinate-category candidates of one pair's four halves (``(n, k)`` integer outputs,
-    ``k >= 2``) to ``search``; nothing when the outputs hold more than :data:`MAX_ITEMS` distinct values."""
+    ``k >= 2``) to ``search``; nothing when the outputs hold fewer than three or more than :data:`MAX_ITEMS` distinct
+    values."""
     if halves[0].ndim != 2 or halves[0].shape[1] < 2 or halves[0].dtype.kind not in "iu":
         return
     width = halves[0].shape[1]
