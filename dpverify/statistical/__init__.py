@@ -1,8 +1,9 @@
 """The black-box statistical audit: samples of a mechanism on neighbouring inputs -> candidate events chosen on a
 search half (``search``; events in ``events``, features in ``features``, the learned score in ``learned``,
 conditional cells in ``cells``, point masses in ``atoms``, thresholds anchored at the pair's inputs in ``anchors``,
-item events of integer vectors in ``items``, the prefix unions they share in ``unions``, candidates scored by the projected bound of ``projection``; every pair's search and the finalists in
-``search_phase``) -> Clopper-Pearson or conditional Poisson bounds on fresh samples (``ratio_tests``, ``stats``) ->
+item events of integer vectors in ``items``, the prefix unions they share in ``unions``, the unmixing of noise mixed
+by a causal linear map in ``innovations``, candidates scored by the projected bound of ``projection``; every pair's
+search and the finalists in ``search_phase``) -> Clopper-Pearson or conditional Poisson bounds on fresh samples (``ratio_tests``, ``stats``) ->
 an ε lower bound (``auditor``, ``result``).  Also the anytime-valid audit (``anytime``: its bets in ``betting``, its
 streams in ``streams``), the sampling-contract checks
 (``contract``), the sequential audit (``sequential``), the oracle bound (``oracle``), the auditor's own false-alarm

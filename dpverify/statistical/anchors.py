@@ -248,7 +248,8 @@ def _enough(columns: list[int], differences: bool) -> bool:
 
 
 def median_clipped_sum(sel0: NDArray, sel1: NDArray, differences: bool = False,
-                       inputs: ClippedSum | None = None) -> ClippedSum | None:
+                       inputs: ClippedSum | None = None, single: bool = False,
+                       rows: int = MEDIAN_ROWS) -> ClippedSum | None:
     """The :class:`ClippedSum` at the columns' medians: column ``j`` (or, with ``differences``, the difference
     ``o_j − o_{j−1}``) clipped to its medians under the two inputs, estimated on the first :data:`MEDIAN_ROWS` rows
     of the selection-half outputs ``sel0`` and ``sel1`` (``(n, k)``), signed by their order, over the first
@@ -262,7 +263,8 @@ def median_clipped_sum(sel0: NDArray, sel1: NDArray, differences: bool = False,
     errors (each median's taken as the column's interquartile range over the square root of the rows: about its
     standard error for Laplace and normal noise) and by at least :data:`MOVE_SHARE` of the largest move.  Medians
     within their noise of each other make a feature of noise; one moving column alone makes that column again (its
-    events are the search's own).  ``None`` too when the medians agree with ``inputs`` (:func:`clipped_sum` of the same
+    events are the search's own; ``single``: one suffices, for columns that are no column of the output, such as the
+    innovations of :mod:`dpverify.statistical.innovations`).  ``None`` too when the medians agree with ``inputs`` (:func:`clipped_sum` of the same
     view): each within :data:`SAME_Z` standard errors of its input's answer (a column ``inputs`` leaves out: the two
     medians within that of each other), where the inputs are the answers and their view is the exact one."""
     if (sel0.ndim != 2 or sel0.shape[1] < 2 or min(len(sel0), len(sel1)) < 2 or sel0.dtype.kind not in "biuf"
@@ -273,7 +275,7 @@ def median_clipped_sum(sel0: NDArray, sel1: NDArray, differences: bool = False,
     def quartiles(out: NDArray) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
         """Each column's median and its standard error (NaN for a column that is NaN throughout)."""
         # the first MEDIAN_ROWS rows (i.i.d.: a random sample of the half), one contiguous row per column
-        v = np.array(out[:MEDIAN_ROWS, :k].T, dtype=np.float64)
+        v = np.array(out[:rows, :k].T, dtype=np.float64)
         if differences:
             with np.errstate(invalid="ignore"):
                 v[1:] = np.diff(v, axis=0)
@@ -301,7 +303,7 @@ def median_clipped_sum(sel0: NDArray, sel1: NDArray, differences: bool = False,
             return None
         moving = [j for j in cols
                   if gap[j] > MOVE_Z * math.hypot(e0[j], e1[j]) and gap[j] >= MOVE_SHARE * gap[cols].max()]
-    if not _enough(moving, differences) or _agree(inputs, m0, e0, m1, e1):
+    if not (_enough(moving, differences) or (single and moving)) or _agree(inputs, m0, e0, m1, e1):
         return None
     return ClippedSum(tuple(cols), tuple(float(min(m0[j], m1[j])) for j in cols),
                       tuple(float(max(m0[j], m1[j])) for j in cols),

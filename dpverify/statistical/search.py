@@ -38,6 +38,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from dpverify.statistical.anchors import Anchors, anchored_specs, clipped_sums
+from dpverify.statistical.innovations import innovation_sum
 from dpverify.statistical.atoms import HashSetEvent, repeated_hashes
 from dpverify.statistical.cells import (CellSetEvent, ProductRatioScore, bin_counts, fit_cells_and_codes,
                                        fit_product_ratio, nan_start, sorted_distinct, tail_ranks)
@@ -445,6 +446,9 @@ def search_events(
             if ratio is not None:
                 features.append(ratio)
         features += clipped_sums(anchors, halves[0], halves[1])
+        unmixed = innovation_sum(halves[0], halves[1])
+        if unmixed is not None:
+            features.append(unmixed)
     _scalar_features(features, halves, search, sorted_columns)
     if anchors is not None:
         search.families(anchored_specs(halves, anchors, sorted_columns, table if discrete_dtype else None))
