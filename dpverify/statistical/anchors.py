@@ -251,8 +251,8 @@ def median_clipped_sum(sel0: NDArray, sel1: NDArray, differences: bool = False,
                        inputs: ClippedSum | None = None, single: bool = False,
                        rows: int = MEDIAN_ROWS) -> ClippedSum | None:
     """The :class:`ClippedSum` at the columns' medians: column ``j`` (or, with ``differences``, the difference
-    ``o_j − o_{j−1}``) clipped to its medians under the two inputs, estimated on the first :data:`MEDIAN_ROWS` rows
-    of the selection-half outputs ``sel0`` and ``sel1`` (``(n, k)``), signed by their order, over the first
+    ``o_j − o_{j−1}``) clipped to its medians under the two inputs, estimated on the first ``rows``
+    (:data:`MEDIAN_ROWS`) rows of the selection-half outputs ``sel0`` and ``sel1`` (``(n, k)``), signed by their order, over the first
     :data:`MAX_COLUMNS` columns whose two medians differ.  For noise symmetric about each answer (Laplace,
     geometric) the medians estimate the answers, so this is :func:`clipped_sum` for answers the inputs do not give:
     any function of any input (a histogram of a dataset, running sums of the inputs).  Fitted on the selection half
@@ -264,9 +264,9 @@ def median_clipped_sum(sel0: NDArray, sel1: NDArray, differences: bool = False,
     standard error for Laplace and normal noise) and by at least :data:`MOVE_SHARE` of the largest move.  Medians
     within their noise of each other make a feature of noise; one moving column alone makes that column again (its
     events are the search's own; ``single``: one suffices, for columns that are no column of the output, such as the
-    innovations of :mod:`dpverify.statistical.innovations`).  ``None`` too when the medians agree with ``inputs`` (:func:`clipped_sum` of the same
-    view): each within :data:`SAME_Z` standard errors of its input's answer (a column ``inputs`` leaves out: the two
-    medians within that of each other), where the inputs are the answers and their view is the exact one."""
+    innovations of :mod:`dpverify.statistical.innovations`).  ``None`` too when the medians agree with ``inputs``
+    (:func:`clipped_sum` of the same view): each within :data:`SAME_Z` standard errors of its input's answer (a
+    column ``inputs`` leaves out: the two medians within that of each other), where the inputs are the answers and their view is the exact one."""
     if (sel0.ndim != 2 or sel0.shape[1] < 2 or min(len(sel0), len(sel1)) < 2 or sel0.dtype.kind not in "biuf"
             or sel1.dtype.kind not in "biuf"):
         return None

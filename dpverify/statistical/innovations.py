@@ -62,8 +62,9 @@ def innovation_map(sel0: NDArray, sel1: NDArray) -> tuple[tuple[int, ...], NDArr
     lower-triangular matrix ``A`` and offset ``c`` with ``e = A·o[columns] + c`` the innovations at unit variance.
     ``None`` when the rows are not finite numeric rows of two columns or more, when a column is no fine-grained
     noise (fewer than :data:`MIN_DISTINCT` values, or one value held by more than :data:`MAX_ATOM` of the rows: labels,
-    bits, SVT's "not released"), when fewer than two columns are kept, and when the unmixing is the identity or the first differences to within :data:`TRIVIAL` (the search's
-    coordinates and :class:`~dpverify.statistical.anchors.ClippedSum`'s differences view have those)."""
+    bits, SVT's "not released"), when fewer than two columns are kept, and when the unmixing is the identity or the
+    first differences to within :data:`TRIVIAL` (the search's coordinates and
+    :class:`~dpverify.statistical.anchors.ClippedSum`'s differences view have those)."""
     if (sel0.ndim != 2 or sel0.shape[1] < 2 or sel0.dtype.kind not in "biuf" or sel1.dtype.kind not in "biuf"
             or min(len(sel0), len(sel1)) < 8):
         return None
