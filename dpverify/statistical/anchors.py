@@ -258,15 +258,16 @@ def median_clipped_sum(sel0: NDArray, sel1: NDArray, differences: bool = False,
     any function of any input (a histogram of a dataset, running sums of the inputs).  Fitted on the selection half
     only, so the scoring half and the test stay independent of it, as for the search's other fitted scores.
 
-    ``None`` for outputs that are not numeric rows of two columns or more, and unless two columns or more *move*
-    (of the differences, one that is not the first suffices): medians apart by more than :data:`MOVE_Z` standard
-    errors (each median's taken as the column's interquartile range over the square root of the rows: about its
-    standard error for Laplace and normal noise) and by at least :data:`MOVE_SHARE` of the largest move.  Medians
-    within their noise of each other make a feature of noise; one moving column alone makes that column again (its
-    events are the search's own; ``single``: one suffices, for columns that are no column of the output, such as the
+    ``None`` for outputs that are not numeric rows of two columns or more, and unless two columns or more *move* (of
+    the differences, one that is not the first suffices): medians apart by more than :data:`MOVE_Z` standard errors
+    (each median's taken as the column's interquartile range over the square root of the rows: about its standard
+    error for Laplace and normal noise) and by at least :data:`MOVE_SHARE` of the largest move.  Medians within
+    their noise of each other make a feature of noise; one moving column alone makes that column again (its events
+    are the search's own; ``single``: one suffices, for columns that are no column of the output, such as the
     innovations of :mod:`dpverify.statistical.innovations`).  ``None`` too when the medians agree with ``inputs``
     (:func:`clipped_sum` of the same view): each within :data:`SAME_Z` standard errors of its input's answer (a
-    column ``inputs`` leaves out: the two medians within that of each other), where the inputs are the answers and their view is the exact one."""
+    column ``inputs`` leaves out: the two medians within that of each other), where the inputs are the answers and
+    their view is the exact one."""
     if (sel0.ndim != 2 or sel0.shape[1] < 2 or min(len(sel0), len(sel1)) < 2 or sel0.dtype.kind not in "biuf"
             or sel1.dtype.kind not in "biuf"):
         return None
