@@ -255,8 +255,9 @@ def median_clipped_sum(sel0: NDArray, sel1: NDArray, differences: bool = False,
     (:data:`MEDIAN_ROWS`) rows of the selection-half outputs ``sel0`` and ``sel1`` (``(n, k)``), signed by their
     order, over the first :data:`MAX_COLUMNS` columns whose two medians differ.  For noise symmetric about each
     answer (Laplace, geometric) the medians estimate the answers, so this is :func:`clipped_sum` for answers the
-    inputs do not give: any function of any input (a histogram of a dataset, running sums of the inputs).  Fitted on the selection half
-    only, so the scoring half and the test stay independent of it, as for the search's other fitted scores.
+    inputs do not give: any function of any input (a histogram of a dataset, running sums of the inputs).  Fitted on
+    the selection half only, so the scoring half and the test stay independent of it, as for the search's other
+    fitted scores.
 
     ``None`` for outputs that are not numeric rows of two columns or more, and unless two columns or more *move* (of
     the differences, one that is not the first suffices): medians apart by more than :data:`MOVE_Z` standard errors
