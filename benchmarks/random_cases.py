@@ -1,13 +1,13 @@
 """The auditor on randomly drawn instances of the hard failure classes, against the oracle bound.
 
-    python -m benchmarks.random_cases --count 168 --seed 0 --write docs/auditor.md   # about 12 min on 2 cores
+    python -m benchmarks.random_cases --count 192 --seed 0 --write docs/auditor.md   # about 14 min on 2 cores
     python -m benchmarks.random_cases --count 10 --quick                            # smoke run
 
-The suites hold instances this team chose; a user's mechanism is none of them.  This draws instances of seven
-classes at random (:func:`draw_case`; mechanisms in :mod:`algorithms.hard.planted`, :mod:`algorithms.hard.joint` and
-:mod:`algorithms.classic.top_k`), each with 1-3 pairs of which one is the worst, and a claim that is either the true ε
-of the pairs (a *control*: any violation is a false alarm) or the true ε divided by a factor drawn in [1.1, 4] (a
-*violation*):
+The suites hold instances this team chose; a user's mechanism is none of them.  This draws instances of eight
+classes at random (:func:`draw_case`; mechanisms in :mod:`algorithms.hard.planted`, :mod:`algorithms.hard.joint`,
+:mod:`algorithms.classic.top_k` and :mod:`algorithms.classic.continual_counting`), each with 1-3 pairs of which one is
+the worst, and a claim that is either the true ε of the pairs (a *control*: any violation is a false alarm) or the
+true ε divided by a factor drawn in [1.1, 4] (a *violation*):
 
 * ``laplace-vector`` -- ``x + Lap(scale)`` in ``d`` = 1-32 coordinates, the pairs differing in 1-``d`` of them by
   ±1 or ±2 (joint events in many coordinates);
@@ -23,7 +23,11 @@ of the pairs (a *control*: any violation is a false alarm) or the true ε divide
   (ε, δ) for its pair's ℓ2 distance (0.5-2), δ in [10⁻⁴, 10⁻²]: an (ε, δ) claim, tested by the hockey-stick test;
 * ``top-k`` -- :class:`~algorithms.classic.top_k.OneShotTopK`: the ordered top 1-4 of 4-10 integer scores
   (logits' coefficient 0.3-5: from flat to sharp, where the leak is a low-scored item lifted into the top k in a
-  few outputs of ten thousand), the neighbours adding a record to one score or to several (ℓ∞ distance 1).
+  few outputs of ten thousand), the neighbours adding a record to one score or to several (ℓ∞ distance 1);
+* ``counter`` -- :class:`~algorithms.classic.continual_counting.FactorisedCounter`: the noisy running counts of a 0/1
+  stream of 4-32 steps by the Binary Mechanism or the square-root factorisation (ε in [0.2, 2]), the neighbours
+  counting one step once more or once less (the loss is a sum over the noise nodes that step is counted in, mixed
+  into every later count).
 
 Each instance is audited by :func:`dpverify.audit` (``SAMPLES`` test and ``SEARCH`` search outputs per input,
 α = 0.05, 2 workers, seed = the instance's) and its oracle bound computed at the same budget
@@ -49,10 +53,11 @@ import numpy as np
 
 from algorithms.hard.joint import LaplaceVector
 from algorithms.classic.gaussian import analytic_gaussian_sigma
+from algorithms.classic.continual_counting import FactorisedCounter, binary_factors, square_root_factors
 from algorithms.classic.top_k import OneShotTopK
 from algorithms.hard.planted import GaussianVector, IndependentRR, MarkedLaplace, TabulatedPMF
 
-KINDS = ("laplace-vector", "mixed-output", "rare-leak", "pmf-table", "bits-rr", "gaussian-delta", "top-k")
+KINDS = ("laplace-vector", "mixed-output", "rare-leak", "pmf-table", "bits-rr", "gaussian-delta", "top-k", "counter")
 SAMPLES, SEARCH = 1_000_000, 200_000
 QUICK_SAMPLES, QUICK_SEARCH = 100_000, 20_000
 ALPHA = 0.05
@@ -264,12 +269,33 @@ def _top_k(rng: np.random.Generator, violating: bool) -> tuple[Any, list, float,
     return mech, pairs, claim, true_eps, {"m": m, "k": k, "c": round(c, 3), "factor": round(factor, 3)}
 
 
+def _counter(rng: np.random.Generator, violating: bool) -> tuple[Any, list, float, float, dict]:
+    left_right = {"binary": binary_factors, "square-root": square_root_factors}
+    form = str(rng.choice(list(left_right)))
+    T = int(rng.choice([4, 8, 12, 16, 24, 32]))
+    left, right = left_right[form](T)
+    mech = FactorisedCounter(left, right, _loguniform(rng, 0.2, 2.0), name=form)
+    x0 = (rng.random(T) < 0.5).astype(float)
+
+    def neighbour() -> tuple[Any, Any]:                # one step counted once more or once less
+        x1 = x0.copy()
+        s = int(rng.integers(T))
+        x1[s] += 1.0 if x1[s] == 0.0 else -1.0
+        return x0, x1
+
+    pairs = [neighbour() for _ in range(int(rng.integers(1, 4)))]
+    true_eps = max(mech.epsilon_on(a, b) for a, b in pairs)
+    claim, factor = _claim(rng, true_eps, violating)
+    return mech, pairs, claim, true_eps, {"form": form, "T": T, "factor": round(factor, 3)}
+
+
 _DRAW = {"laplace-vector": _laplace_vector, "mixed-output": _mixed_output, "rare-leak": _rare_leak,
-         "pmf-table": _pmf_table, "bits-rr": _bits_rr, "gaussian-delta": _gaussian_delta, "top-k": _top_k}
+         "pmf-table": _pmf_table, "bits-rr": _bits_rr, "gaussian-delta": _gaussian_delta, "top-k": _top_k,
+         "counter": _counter}
 
 
 def draw_case(index: int, seed: int) -> Case:
-    """Instance ``index`` of the run with root ``seed``: kind ``KINDS[index % 7]``, a violation when
+    """Instance ``index`` of the run with root ``seed``: kind ``KINDS[index % 8]``, a violation when
     ``(index // 7)`` is even, parameters from ``SeedSequence(seed, spawn_key=(index,))``."""
     rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(index,)))
     kind = KINDS[index % len(KINDS)]
@@ -362,7 +388,7 @@ def _load(path: Path | None) -> dict[int, dict[str, Any]]:
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m benchmarks.random_cases", description=__doc__.split("\n\n")[0])
-    p.add_argument("--count", type=int, default=168, help="instances (default 168: 24 of each class)")
+    p.add_argument("--count", type=int, default=192, help="instances (default 192: 24 of each class)")
     p.add_argument("--seed", type=int, default=0, help="root seed of the instances and the audits (default 0)")
     p.add_argument("--quick", action="store_true", help=f"{QUICK_SAMPLES:,} + {QUICK_SEARCH:,} outputs per input")
     p.add_argument("--results", type=Path, help="JSON lines of finished instances (kept; a rerun skips them)")

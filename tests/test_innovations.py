@@ -155,7 +155,7 @@ def test_map_drops_a_column_that_is_a_function_of_those_before() -> None:
     assert found is not None and found[0] == tuple(range(8))
 
 
-def test_feature_values_by_rows_and_by_columns_agree_and_nan_rows_are_high() -> None:
+def test_feature_values_by_rows_and_by_columns_agree_and_non_finite_rows_are_high() -> None:
     m = binary_mechanism(8, 1.0)
     x0 = _stream(8)
     o0, o1 = _halves(m, x0, x0 + np.eye(8)[1])
@@ -168,7 +168,7 @@ def test_feature_values_by_rows_and_by_columns_agree_and_nan_rows_are_high() -> 
     by_rows = feature(rows)
     cols = np.ascontiguousarray(rows.T)
     cols[np.isnan(cols)] = np.inf                        # the search's shared columns hold NaN as +inf
-    np.testing.assert_array_equal(by_rows, feature.on_columns(rows, cols))
+    np.testing.assert_allclose(by_rows, feature.on_columns(rows, cols), rtol=1e-12, atol=1e-12)
     assert by_rows[5] == np.inf and by_rows[6] == np.inf
     assert np.isfinite(np.delete(by_rows, [5, 6])).all()
 

@@ -151,8 +151,10 @@ class InnovationSum:
     def __call__(self, out: NDArray) -> NDArray[np.float64]:
         rows = np.asarray(out)
         rows = rows.reshape(len(rows), -1)
-        cols = np.ascontiguousarray(rows[:, list(self.columns)].T, dtype=np.float64)
-        return self.clipped.on_columns(rows, self.innovations(_nan_for_nonfinite(cols)))
+        last = self.columns[-1] + 1
+        used = rows[:, :last] if self.columns == tuple(range(last)) else rows[:, list(self.columns)]
+        # (the transposed rows go to the product as they are: one contiguous row per innovation comes out)
+        return self.clipped.on_columns(rows, self.innovations(_nan_for_nonfinite(np.asarray(used, np.float64)).T))
 
     def on_columns(self, out: NDArray, cols: NDArray) -> NDArray[np.float64]:
         """The feature of the float rows ``out`` from ``cols``, their first columns as float64 rows (NaN as +inf:
