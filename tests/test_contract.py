@@ -137,3 +137,72 @@ def test_scalar_audits_on_two_workers_never_import_scikit_learn():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "False"
+
+
+# ------------------------------------------------------------------- calls that are not independent of each other
+def in_place_laplace(x, n, rng):
+    x += rng.laplace(0.0, 1.0, size=x.shape)                 # the caller's input drifts from call to call
+    return x + rng.laplace(0.0, 1.0, size=(n,) + x.shape)
+
+
+class Accountant:
+    """Noise of scale 1 for the first ``calls`` calls, then of scale 0.1 (a budget accountant gone wrong)."""
+
+    def __init__(self, calls: int) -> None:
+        self.calls, self.left = 0, calls
+
+    def __call__(self, x, n, rng):
+        self.calls += 1
+        return x + rng.laplace(0.0, 1.0 if self.calls <= self.left else 0.1, size=n)
+
+
+class Memo:
+    """Keeps a cache that does not change its outputs: not a breach."""
+
+    def __init__(self) -> None:
+        self.seen = {}
+
+    def __call__(self, x, n, rng):
+        self.seen[n] = self.seen.get(n, 0) + 1
+        return x + rng.laplace(0.0, 1.0, size=n)
+
+
+class Opaque:
+    """An input compared by identity (no value equality): its copy never compares equal, so it is not checked."""
+
+    def __init__(self, v: float) -> None:
+        self.v = v
+
+
+def test_mechanism_that_changes_its_input_in_place_is_refused():
+    with pytest.raises(MechanismError, match="changed its input in place"):
+        dpverify.audit(in_place_laplace, [(np.zeros(3), np.ones(3))], epsilon=1.0, samples=2000, seed=0, workers=1)
+
+
+@pytest.mark.parametrize("calls, words", [
+    (1, "same seed returned different outputs"),             # changes between the first two calls
+    (3, "after three calls with other seeds"),               # changes within the probe
+    (6, "after the audit's sampling"),                       # changes during the sampling done in this process
+])
+def test_mechanism_that_keeps_state_between_calls_is_refused(calls, words):
+    with pytest.raises(MechanismError) as err:
+        dpverify.audit(Accountant(calls), [(0.0, 1.0)], epsilon=1.0, samples=2000, search_samples=1000, seed=0,
+                       workers=1)
+    assert words in str(err.value)
+
+
+def test_sequential_audit_checks_the_state_too():
+    from dpverify.statistical.anytime import audit_anytime
+
+    with pytest.raises(MechanismError, match="keeps state between calls"):
+        audit_anytime(Accountant(6), [(0.0, 1.0)], epsilon=1.0, samples=4000, seed=0, workers=1)
+
+
+def test_state_that_leaves_the_outputs_alone_and_inputs_without_equality_pass():
+    assert not dpverify.audit(Memo(), [(0.0, 1.0)], epsilon=1.0, samples=2000, seed=0, workers=1).violation
+
+    def by_value(x, n, rng):
+        return x.v + rng.laplace(0.0, 1.0, size=n)
+
+    r = dpverify.audit(by_value, [(Opaque(0.0), Opaque(1.0))], epsilon=1.0, samples=2000, seed=0, workers=1)
+    assert not r.violation

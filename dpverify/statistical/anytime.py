@@ -93,7 +93,7 @@ from dpverify.jsonsafe import json_float
 from dpverify.neighbours import Pair, as_pairs
 from dpverify.results import Measured, PrivacyClaim, ViolationVerdict
 from dpverify.statistical.auditor import DEFAULT_SAMPLES, DEFAULT_SEARCH_CAP
-from dpverify.statistical.contract import check_pairs_differ, check_rng_contract, declares_seedless
+from dpverify.statistical.contract import check_pairs_differ, contract_probe, declares_seedless
 from dpverify.statistical.privacy_loss import loss_histogram
 from dpverify.statistical.result import (REPRODUCIBLE_NOTE, EventTest, LibraryTiming, Witness, bound_text, claim_text,
                                          trailing_notes, witness_text)
@@ -369,7 +369,8 @@ def audit_anytime(
     pair_list = as_pairs(pairs)
     check_pairs_differ(pair_list)
     entropy = root_entropy(seed)
-    check_rng_contract(mechanism, pair_list[0].x0, entropy, f"input x0 of pair 0 ('{pair_list[0].label}')")
+    where = f"input x0 of pair 0 ('{pair_list[0].label}')"
+    probe = contract_probe(mechanism, pair_list[0].x0, entropy, where)
     reproducible = not declares_seedless(mechanism)
     notes: list[str] = [] if reproducible else [REPRODUCIBLE_NOTE]
 
@@ -474,6 +475,7 @@ def audit_anytime(
         workers_used = pool.used
         if pool.note:
             notes.append(pool.note)
+    probe.check_unchanged(mechanism, pair_list[0].x0, where)
     notes.extend(str(n) for n in getattr(mechanism, "audit_notes", ()) or ())
     lb = bound()
     witness = None

@@ -32,7 +32,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from dpverify.statistical.contract import check_pairs_differ, check_rng_contract, declares_seedless
+from dpverify.statistical.contract import check_pairs_differ, contract_probe, declares_seedless
 from dpverify._validation import check_count, check_real, root_entropy
 from dpverify.errors import InputError
 from dpverify.statistical.search import Candidate, EventFamily
@@ -189,8 +189,9 @@ def audit(
     pair_list = as_pairs(pairs)
     check_pairs_differ(pair_list)
     entropy = root_entropy(seed)
-    probe_shape = check_rng_contract(mechanism, pair_list[0].x0, entropy,
-                                     f"input x0 of pair 0 ('{pair_list[0].label}')")
+    where = f"input x0 of pair 0 ('{pair_list[0].label}')"
+    probe = contract_probe(mechanism, pair_list[0].x0, entropy, where)
+    probe_shape = probe.shape
     reproducible = not declares_seedless(mechanism)
     n_workers = resolve_workers(workers)
     notes: list[str] = [] if reproducible else [REPRODUCIBLE_NOTE]
@@ -237,6 +238,7 @@ def audit(
         used = pool.used
         if pool.note:
             notes.append(pool.note)
+    probe.check_unchanged(mechanism, pair_list[0].x0, where)   # state kept through the sampling done here
     notes.extend(str(n) for n in getattr(mechanism, "audit_notes", ()) or ())
     tests.sort(key=lambda t: -t.epsilon_lower_bound)
     best = tests[0] if tests and tests[0].epsilon_lower_bound > 0 else None

@@ -11,6 +11,14 @@ each turned into an error that names the fix:
   outputs must be equal) and with other seeds (a random mechanism's outputs must change), and, during the
   search, by refusing two identical non-constant batches;
 * **rows that are not independent** -- one noise value drawn per call and broadcast to the ``n`` rows;
+* **calls that are not independent** -- the mechanism keeps state between calls (a call counter, a privacy-budget
+  accountant that changes the noise, a cache of noise, a mutable default argument) or changes its input in place
+  (``x += noise`` on the caller's array): its outputs then depend on how many calls came before, and on how the
+  batches were spread over workers, so they are no sample of one law.  Checked by calling it with the probe's first
+  seed again after the other probe calls, and once more after the audit's sampling (:class:`ContractProbe`; the
+  sampling in this process then has made every earlier call), and by comparing the input with a copy taken before
+  the first call.  State that changes only after many calls, in batches drawn on worker processes (each works on
+  its own copy of the mechanism), is not seen;
 * **a pair whose two inputs are equal** -- its two output laws are the same; auditing it only spends the
   multiple-testing budget, and a user who meant two neighbours made a mistake that must not pass as "no
   violation".
@@ -29,7 +37,9 @@ independent draws (fresh operating-system entropy in every call), so the confide
 
 from __future__ import annotations
 
+import copy
 import hashlib
+from dataclasses import dataclass
 from typing import Any, Sequence
 
 import numpy as np
@@ -38,8 +48,8 @@ from numpy.typing import NDArray
 from dpverify.errors import InputError, MechanismError
 from dpverify.neighbours import Pair
 
-__all__ = ["inputs_equal", "check_pairs_differ", "check_rng_contract", "check_batches_distinct", "declares_seedless",
-           "PROBE_ROWS"]
+__all__ = ["inputs_equal", "check_pairs_differ", "check_rng_contract", "contract_probe", "ContractProbe",
+           "check_batches_distinct", "declares_seedless", "PROBE_ROWS"]
 
 #: outputs per call of the contract probe
 PROBE_ROWS = 256
@@ -115,8 +125,64 @@ def declares_seedless(mechanism: Any) -> bool:
 
 def check_rng_contract(mechanism: Any, x: Any, entropy: int, where: str,
                        n: int = PROBE_ROWS) -> tuple[int, ...] | None:
-    """Call ``mechanism(x, n, rng)`` four times and raise :class:`MechanismError` when it does not draw its
-    randomness from ``rng``:
+    """The trailing shape of :func:`contract_probe`'s outputs (``None`` when it drew none it could use)."""
+    return contract_probe(mechanism, x, entropy, where, n).shape
+
+
+@dataclass(frozen=True)
+class ContractProbe:
+    """What :func:`contract_probe` saw: the trailing shape of the outputs (``None`` when the probe drew none it could
+    use) and the first probe batch (``None`` for a mechanism that declares ``reproducible = False``), which
+    :meth:`check_unchanged` draws again after the audit's sampling."""
+
+    shape: tuple[int, ...] | None
+    reference: NDArray | None = None
+    entropy: int = 0
+
+    def check_unchanged(self, mechanism: Any, x: Any, where: str) -> None:
+        """Raise :class:`MechanismError` when the probe's first seed no longer gives the probe's first batch: the
+        mechanism kept state through the calls made since (the sampling done in this process)."""
+        if self.reference is None:
+            return
+        again = _draw(mechanism, x, len(self.reference), self.entropy, 0)
+        if again is not None and not _same(self.reference, again):
+            raise _stateful(where, "the audit's sampling")
+
+
+def _stateful(where: str, since: str) -> MechanismError:
+    return MechanismError(
+        f"the mechanism keeps state between calls: on {where}, one seed gave other outputs after {since} than "
+        "before (a call counter, a privacy-budget accountant that changes the noise, a cache of noise, a mutable "
+        "default argument). Its outputs then depend on how many calls came before, and on how the batches were "
+        "spread over workers, so they are no sample of one law and no confidence bound can be given. Make every "
+        "call independent of earlier ones (create such state inside the call), or audit what one fresh mechanism "
+        "does: a mechanism object that builds a new instance in each call"
+    )
+
+
+def _snapshot(x: Any) -> tuple[bool, Any]:
+    """``(True, a deep copy of x)`` when the copy compares equal to ``x`` (:func:`inputs_equal`), else ``(False,
+    None)``: an input without a value comparison (compared by identity) or that cannot be copied is not checked."""
+    try:
+        kept = copy.deepcopy(x)
+    except Exception:
+        return False, None
+    return (True, kept) if inputs_equal(kept, x) else (False, None)
+
+
+def _check_input_kept(x: Any, snapshot: tuple[bool, Any], where: str) -> None:
+    if snapshot[0] and not inputs_equal(snapshot[1], x):
+        raise MechanismError(
+            f"the mechanism changed its input in place on {where} (e.g. x += noise on the caller's array): later "
+            "calls see another input, so the outputs are no sample of the mechanism on the stated input and no "
+            "confidence bound can be given. Leave the input as it is: work on a copy (x = np.array(x, "
+            "dtype=float)) or build a new array (x + noise)"
+        )
+
+
+def contract_probe(mechanism: Any, x: Any, entropy: int, where: str, n: int = PROBE_ROWS) -> ContractProbe:
+    """Call ``mechanism(x, n, rng)`` five times and raise :class:`MechanismError` when it does not draw its
+    randomness from ``rng``, or when its calls are not independent of each other:
 
     * two calls with the same seed must return the same outputs (else it draws from elsewhere: ``np.random``,
       ``random``, its own generator seeded from the clock or the OS);
@@ -125,7 +191,10 @@ def check_rng_contract(mechanism: Any, x: Any, entropy: int, where: str,
       constant batches are no evidence -- a mechanism with a likely output (a rare release, a mostly-⊥ answer)
       often returns its mode on every row of a probe;
     * when every call returns ``n`` equal rows but the calls differ, the rows are not independent (one noise
-      value per call).
+      value per call);
+    * the first seed must give the same outputs again after the calls with other seeds (else the mechanism keeps
+      state between calls), and the input must compare equal to a copy taken before the first call (else the
+      mechanism changes it in place).
 
     A deterministic mechanism (the same constant output for every seed) passes: that is its law.  The probe's
     seeds are derived from the audit's root entropy (``spawn_key=(3, ...)``), apart from every batch's.
@@ -133,29 +202,35 @@ def check_rng_contract(mechanism: Any, x: Any, entropy: int, where: str,
     A mechanism that declares ``reproducible = False`` (:func:`declares_seedless`: it draws its own randomness,
     e.g. from the operating system) skips the same-seed check; the other two stand.
 
-    Returns the trailing shape of the probe's outputs (``()`` for scalar outputs; ``None`` when the probe drew
-    none it could use: the audit's own first batch then reports the mechanism's error).
+    Returns the :class:`ContractProbe`: the trailing shape of the probe's outputs (``()`` for scalar outputs;
+    ``None`` when the probe drew none it could use: the audit's own first batch then reports the mechanism's error)
+    and the first batch, for :meth:`ContractProbe.check_unchanged` after the sampling.
     """
+    snapshot = _snapshot(x)
     first = _draw(mechanism, x, n, entropy, 0, flat=False)
+    _check_input_kept(x, snapshot, where)
     if first is None:
-        return None
+        return ContractProbe(None)
     shape = tuple(first.shape[1:])
     a = first.reshape(n, -1)
     seedless = declares_seedless(mechanism)
     b = None if seedless else _draw(mechanism, x, n, entropy, 0)
     if b is None and not seedless:
-        return shape
+        return ContractProbe(shape)
     if b is not None and not _same(a, b):
         raise MechanismError(
             f"the mechanism does not draw its randomness from the rng it is given: two calls on {where} with the "
             "same seed returned different outputs. Samples drawn that way are not reproducible and, on several "
             "workers, not independent (forked workers share np.random's global state), so no confidence bound can "
             "be given. Draw every random number from the `rng` argument (rng.laplace(...), rng.random(...) "
-            "instead of np.random.laplace, random.random or a generator created inside the mechanism)"
+            "instead of np.random.laplace, random.random or a generator created inside the mechanism). (A "
+            "mechanism that keeps state between calls -- a call counter, a budget accountant -- fails the same way: "
+            "make every call independent of earlier ones)"
         )
     others = [_draw(mechanism, x, n, entropy, k) for k in (1, 2)]
+    _check_input_kept(x, snapshot, where)
     if any(o is None for o in others):
-        return shape
+        return ContractProbe(shape)
     batches = [a] + others
     varies = not all(_constant(o) for o in batches)
     if not _constant(a) and any(_same(a, o) for o in others):   # a varying batch repeated
@@ -171,7 +246,12 @@ def check_rng_contract(mechanism: Any, x: Any, entropy: int, where: str,
             "seeds: it draws one random value per call and repeats it, so its rows are not independent samples. "
             "Draw the noise with size=(n, ...), one independent draw per row"
         )
-    return shape
+    if seedless:
+        return ContractProbe(shape)
+    again = _draw(mechanism, x, n, entropy, 0)
+    if again is not None and not _same(a, again):
+        raise _stateful(where, "three calls with other seeds")
+    return ContractProbe(shape, a, entropy)
 
 
 def _key(batch: NDArray) -> bytes:
