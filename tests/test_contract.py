@@ -206,3 +206,16 @@ def test_state_that_leaves_the_outputs_alone_and_inputs_without_equality_pass():
 
     r = dpverify.audit(by_value, [(Opaque(0.0), Opaque(1.0))], epsilon=1.0, samples=2000, seed=0, workers=1)
     assert not r.violation
+
+
+def test_outputs_that_are_no_rows_of_numbers_get_an_error_that_says_what_to_return():
+    def item_lists(x, n, rng):          # the items above a noisy threshold: lists of varying length
+        return [[i for i, v in enumerate(x + rng.laplace(size=len(x))) if v > 0.5] for _ in range(n)]
+
+    def labels(x, n, rng):
+        return np.where(rng.random(n) < 0.5, "yes", "no")
+
+    with pytest.raises(MechanismError, match="0/1 indicator vector"):
+        dpverify.audit(item_lists, [(np.zeros(4), np.ones(4))], epsilon=1.0, samples=2000, seed=0, workers=1)
+    with pytest.raises(MechanismError, match="integer codes, the same code for a value on every call"):
+        dpverify.audit(labels, [(0.0, 1.0)], epsilon=1.0, samples=2000, seed=0, workers=1)

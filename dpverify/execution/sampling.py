@@ -143,7 +143,11 @@ def _check_output(task: Task, raw: Any) -> tuple[NDArray, Signature]:
     try:
         out = np.asarray(raw)
     except Exception as exc:  # ragged lists and the like
-        raise MechanismError(f"the output of the mechanism on {where} is not an array: {exc}") from None
+        raise MechanismError(
+            f"the output of the mechanism on {where} is not an array ({exc}); the contract is one row of fixed "
+            "length per sample. Return rows of one length: a set or list of items as a 0/1 indicator vector over "
+            "the items, or padded to its largest length with a value no item takes (e.g. -1)"
+        ) from None
     if out.ndim == 0 or out.shape[0] != task.n:
         got = "a scalar" if out.ndim == 0 else f"{out.shape[0]} rows"
         raise MechanismError(
@@ -153,7 +157,8 @@ def _check_output(task: Task, raw: Any) -> tuple[NDArray, Signature]:
     if out.dtype.kind not in "biuf":
         raise MechanismError(
             f"the mechanism returned dtype {out.dtype} on {where}; outputs must be numeric "
-            "(encode categorical outputs as integer codes)"
+            "(encode categorical outputs as integer codes, the same code for a value on every call: its index in a "
+            "fixed list of the possible values; records as rows of numbers)"
         )
     if out.dtype.kind == "b":
         out = out.astype(np.int8)
