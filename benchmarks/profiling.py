@@ -79,6 +79,8 @@ def _search_rows(search: str) -> tuple[Phase, ...]:
         Phase("cells", "unions of cells", "_cell_unions", S, "events", "cell unions"),
         Phase("items", "item events (integer vector outputs)", "item_events", "statistical/items.py", "events",
               "item events"),
+        Phase("innovations", "innovations (noise mixed by a causal linear map, fit)", "innovation_sum",
+              "statistical/innovations.py", "events", "innovations fit"),
         Phase("fit_cells", "cell partition (fit)", "fit_cells", "statistical/cells.py", "cells", "cell fit"),
         Phase("atoms", "atom-sweep candidates", "atom_candidates", S, search, "atom-sweep candidates"),
     )
@@ -87,7 +89,7 @@ def _search_rows(search: str) -> tuple[Phase, ...]:
 #: the phases of :func:`dpverify.audit` (dpverify/statistical/auditor.py)
 AUDIT_PHASES: tuple[Phase, ...] = (
     Phase("audit", "whole audit (dpverify.audit)", "audit", "statistical/auditor.py", short="audit"),
-    Phase("contract", "contract checks: the rng probe", "check_rng_contract", "statistical/contract.py", "audit",
+    Phase("contract", "contract checks: the rng probe", "contract_probe", "statistical/contract.py", "audit",
           "rng contract probe"),
     Phase("search", "phase 1: search samples, event search, finalists, every pair", "search_phase",
           "statistical/search_phase.py", "audit", "phase 1"),
@@ -105,7 +107,7 @@ AUDIT_PHASES: tuple[Phase, ...] = (
 ANYTIME_PHASES: tuple[Phase, ...] = (
     Phase("anytime", "whole verdict (the stream to its stop)", "audit_anytime", "statistical/anytime.py",
           short="verdict"),
-    Phase("contract", "contract checks: the rng probe", "check_rng_contract", "statistical/contract.py", "anytime",
+    Phase("contract", "contract checks: the rng probe", "contract_probe", "statistical/contract.py", "anytime",
           "rng contract probe"),
     Phase("search", "checkpoint searches: event search on the stream so far, every pair", "search_stream",
           "statistical/streams.py", "anytime", "checkpoint searches"),

@@ -33,9 +33,10 @@ FAMILIES: tuple[tuple[str, str, str], ...] = (
     ("logistic-regression score (fit)", "fit_linear_score", "learned.py"),
     ("product density-ratio score (fit)", "fit_product_ratio", "cells.py"),
     ("thresholds anchored at the pair's inputs", "anchored_specs", "anchors.py"),
+    ("innovations (noise mixed by a causal linear map)", "innovation_sum", "innovations.py"),
     ("atom sweep: hashing the sweep's rows", "row_hashes", "atoms.py"),
     ("atom sweep: candidates from repeated hashes", "atom_candidates", "search.py"),
-    ("sampling contract checks", "check_rng_contract", "contract.py"),
+    ("sampling contract checks", "contract_probe", "contract.py"),
 )
 
 
