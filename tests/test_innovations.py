@@ -215,3 +215,14 @@ def test_audit_certifies_a_miscalibrated_binary_mechanism(monkeypatch) -> None:
     without = dpverify.audit(m, [(x0, x1)], 1.2, **kwargs)
     assert with_innovations.violation and with_innovations.epsilon_lower_bound > 1.2
     assert not without.violation
+
+
+def test_independent_coordinates_of_very_different_scales_are_left_out() -> None:
+    """The identity is recognised in standard units: in raw units the estimation noise of a coefficient is
+    multiplied by the ratio of the two columns' scales (here up to 40)."""
+    scales = np.array([0.5, 1.0, 4.0, 20.0, 0.7, 9.0])
+    rng = np.random.default_rng(4)
+    a = rng.laplace(size=(20_000, 6)) * scales
+    b = rng.laplace(size=(20_000, 6)) * scales + 1.0
+    assert innovation_map(a, b) is None
+    assert innovation_map(a @ binary_factors(6)[0].T, b @ binary_factors(6)[0].T) is not None

@@ -91,7 +91,7 @@ def innovation_map(sel0: NDArray, sel1: NDArray) -> tuple[tuple[int, ...], NDArr
         return None
     factor = cholesky(corr[np.ix_(kept, kept)], lower=True)
     unmix = solve_triangular(factor, np.eye(len(kept)), lower=True) / sd[kept]     # e = unmix·(o − mean)
-    if _trivial(unmix, kept):
+    if _trivial(unmix, kept, sd[kept]):
         return None
     offset = -unmix @ ((mean0[kept] + mean1[kept]) / 2)
     return tuple(kept), unmix, offset
@@ -113,16 +113,19 @@ def _fine_grained(rows: NDArray) -> bool:
     return True
 
 
-def _trivial(unmix: NDArray, kept: list[int]) -> bool:
+def _trivial(unmix: NDArray, kept: list[int], sd: NDArray) -> bool:
     """Whether ``unmix`` (rows scaled to a unit diagonal) is the identity or the first differences of consecutive
-    columns, to within :data:`TRIVIAL`."""
+    columns, to within :data:`TRIVIAL` of each coefficient in standard units (coefficient ``i`` of row ``j`` times
+    ``sd_i / sd_j``, ``sd`` the columns' standard deviations: a column of a hundred times the scale of another
+    multiplies the noise of the estimated coefficient by a hundred in raw units)."""
     rows = unmix / np.diag(unmix)[:, None]
+    units = sd[None, :] / sd[:, None]
     eye = np.eye(len(kept))
-    if np.abs(rows - eye).max() <= TRIVIAL:
+    if np.abs((rows - eye) * units).max() <= TRIVIAL:
         return True
     if kept != list(range(kept[0], kept[0] + len(kept))):
         return False
-    return bool(np.abs(rows - (eye - np.eye(len(kept), k=-1))).max() <= TRIVIAL)
+    return bool(np.abs((rows - (eye - np.eye(len(kept), k=-1))) * units).max() <= TRIVIAL)
 
 
 @dataclass(frozen=True, eq=False)
