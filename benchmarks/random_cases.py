@@ -33,7 +33,8 @@ Each instance is audited by :func:`dpverify.audit` (``SAMPLES`` test and ``SEARC
 α = 0.05, 2 workers, seed = the instance's) and its oracle bound computed at the same budget
 (:func:`dpverify.statistical.oracle.oracle_bound`: the bound of a test that knew the optimal event).  A violation
 is *detectable* when its oracle bound exceeds the claim.  ``--results FILE`` keeps one JSON line per finished
-instance and a rerun skips those (an interrupted run loses none); ``--write FILE`` replaces the text between
+instance and a rerun skips those (an interrupted run loses none; a line whose instance differs from the one drawn now,
+written by another version of the classes, is run again); ``--write FILE`` replaces the text between
 ``<!-- BEGIN random-cases seed S -->`` and ``<!-- END random-cases seed S -->`` (one section per ``--seed``).
 """
 
@@ -296,7 +297,7 @@ _DRAW = {"laplace-vector": _laplace_vector, "mixed-output": _mixed_output, "rare
 
 def draw_case(index: int, seed: int) -> Case:
     """Instance ``index`` of the run with root ``seed``: kind ``KINDS[index % 8]``, a violation when
-    ``(index // 7)`` is even, parameters from ``SeedSequence(seed, spawn_key=(index,))``."""
+    ``(index // 8)`` is even, parameters from ``SeedSequence(seed, spawn_key=(index,))``."""
     rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(index,)))
     kind = KINDS[index % len(KINDS)]
     violating = (index // len(KINDS)) % 2 == 0
@@ -386,6 +387,13 @@ def _load(path: Path | None) -> dict[int, dict[str, Any]]:
     return {r["index"]: r for r in (json.loads(line) for line in path.read_text().splitlines() if line.strip())}
 
 
+def _same_case(record: dict[str, Any], case: Case) -> bool:
+    """Whether a kept record is of ``case`` (its name, claim and parameters): a record written by another version of
+    the classes, whose instance of that index differs, is run again instead of reused."""
+    return (record.get("name") == case.name and record.get("violating") == case.violating
+            and record.get("claim") == case.claim and record.get("params") == json.loads(json.dumps(case.params)))
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m benchmarks.random_cases", description=__doc__.split("\n\n")[0])
     p.add_argument("--count", type=int, default=192, help="instances (default 192: 24 of each class)")
@@ -400,10 +408,10 @@ def main(argv: list[str] | None = None) -> int:
     done = _load(args.results)
     records = []
     for i in range(args.count):
-        if i in done:
+        case = draw_case(i, args.seed)
+        if i in done and _same_case(done[i], case):
             records.append(done[i])
             continue
-        case = draw_case(i, args.seed)
         r = run_case(case, args.seed, samples, search)
         records.append(r)
         if args.results is not None:

@@ -219,3 +219,17 @@ def test_outputs_that_are_no_rows_of_numbers_get_an_error_that_says_what_to_retu
         dpverify.audit(item_lists, [(np.zeros(4), np.ones(4))], epsilon=1.0, samples=2000, seed=0, workers=1)
     with pytest.raises(MechanismError, match="integer codes, the same code for a value on every call"):
         dpverify.audit(labels, [(0.0, 1.0)], epsilon=1.0, samples=2000, seed=0, workers=1)
+
+
+def test_inputs_equal_compares_dicts_and_lists_item_by_item_and_in_place_changes_to_them_are_refused():
+    assert inputs_equal({"a": np.zeros(3), "b": [1.0, np.ones(2)]}, {"a": np.zeros(3), "b": [1.0, np.ones(2)]})
+    assert not inputs_equal({"a": np.zeros(3)}, {"a": np.ones(3)})
+    assert not inputs_equal({"a": np.zeros(3)}, {"b": np.zeros(3)})
+    assert not inputs_equal([np.zeros(2), 1.0], (np.zeros(2), 1.0))
+
+    def bump(x, n, rng):                 # a dict input whose array the mechanism changes in place
+        x["a"] += 1.0
+        return x["a"][0] + rng.laplace(size=n)
+
+    with pytest.raises(MechanismError, match="changed its input in place"):
+        dpverify.audit(bump, [({"a": np.zeros(3)}, {"a": np.ones(3)})], epsilon=1.0, samples=2000, seed=0, workers=1)

@@ -226,3 +226,38 @@ def test_independent_coordinates_of_very_different_scales_are_left_out() -> None
     b = rng.laplace(size=(20_000, 6)) * scales + 1.0
     assert innovation_map(a, b) is None
     assert innovation_map(a @ binary_factors(6)[0].T, b @ binary_factors(6)[0].T) is not None
+
+
+def test_a_coarse_or_non_finite_column_is_left_out_not_the_whole_unmixing() -> None:
+    """A 0/1 column or a column with an infinite value beside the counts: the counts are still unmixed."""
+    m = binary_mechanism(8, 1.0)
+    x0 = _stream(8)
+    o0, o1 = _halves(m, x0, x0 + np.eye(8)[2])
+    flag = lambda o, seed: (np.random.default_rng(seed).random(len(o)) < 0.5).astype(float)
+    found = innovation_map(np.column_stack([o0, flag(o0, 1)]), np.column_stack([o1, flag(o1, 2)]))
+    assert found is not None and found[0] == tuple(range(8))
+    inf0, inf1 = np.column_stack([flag(o0, 1), o0]), np.column_stack([flag(o1, 2), o1])
+    inf0[7, 0] = np.inf
+    found = innovation_map(inf0, inf1)
+    assert found is not None and found[0] == tuple(range(1, 9))
+
+
+def test_one_moving_innovation_suffices_unless_it_is_the_first() -> None:
+    """A change in the last step moves the last node only (one innovation other than the first: a feature); the
+    first innovation is the first count rescaled, whose events the search has."""
+    T = 8
+    m = binary_mechanism(T, 1.0, calibrated_for=1.0)
+    x0 = _stream(T)
+    last = x0.copy()
+    last[T - 1] = 1.0 - last[T - 1]
+    clipped = innovation_sum(*_halves(m, x0, last, n=40_000)).clipped
+    ranges = np.subtract(clipped.high, clipped.low)
+    assert int(np.argmax(ranges)) == clipped.columns.index(T - 1)
+    from dpverify.statistical.anchors import median_clipped_sum
+    rng = np.random.default_rng(0)
+    a, b = rng.laplace(size=(20_000, 4)), rng.laplace(size=(20_000, 4))
+    b[:, 0] += 1.0
+    assert median_clipped_sum(a, b, single=True) is None
+    b[:, 0] -= 1.0
+    b[:, 2] += 1.0
+    assert median_clipped_sum(a, b, single=True) is not None

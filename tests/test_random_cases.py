@@ -142,3 +142,11 @@ def test_the_command_runs_keeps_results_and_writes_its_section(tmp_path, monkeyp
     results.write_text(results.read_text().replace('"verdict": "', '"verdict": "kept-'))
     assert rc.main(["--count", "2", "--quick", "--results", str(results)]) == 0        # finished ones are skipped
     assert len(results.read_text().splitlines()) == 2
+    lines = results.read_text().splitlines()
+    other = json.loads(lines[1])
+    drawn = other["claim"]
+    other["claim"] += 1.0                     # a line of another version of the classes: its instance differs
+    results.write_text(lines[0] + "\n" + json.dumps(other) + "\n")
+    assert rc.main(["--count", "2", "--quick", "--results", str(results)]) == 0
+    rerun = [json.loads(line) for line in results.read_text().splitlines()]
+    assert len(rerun) == 3 and rerun[2]["index"] == 1 and rerun[2]["claim"] == drawn

@@ -264,11 +264,11 @@ def median_clipped_sum(sel0: NDArray, sel1: NDArray, differences: bool = False,
     (each median's taken as the column's interquartile range over the square root of the rows: about its standard
     error for Laplace and normal noise) and by at least :data:`MOVE_SHARE` of the largest move.  Medians within
     their noise of each other make a feature of noise; one moving column alone makes that column again (its events
-    are the search's own; ``single``: one suffices, for columns that are no column of the output, such as the
-    innovations of :mod:`dpverify.statistical.innovations`).  ``None`` too when the medians agree with ``inputs``
-    (:func:`clipped_sum` of the same view): each within :data:`SAME_Z` standard errors of its input's answer (a
-    column ``inputs`` leaves out: the two medians within that of each other), where the inputs are the answers and
-    their view is the exact one."""
+    are the search's own; ``single``: one other than the first suffices, for columns that are no column of the
+    output, such as the innovations of :mod:`dpverify.statistical.innovations`).  ``None`` too when the medians agree
+    with ``inputs`` (:func:`clipped_sum` of the same view): each within :data:`SAME_Z` standard errors of its input's
+    answer (a column ``inputs`` leaves out: the two medians within that of each other), where the inputs are the
+    answers and their view is the exact one."""
     if (sel0.ndim != 2 or sel0.shape[1] < 2 or min(len(sel0), len(sel1)) < 2 or sel0.dtype.kind not in "biuf"
             or sel1.dtype.kind not in "biuf"):
         return None
@@ -305,7 +305,7 @@ def median_clipped_sum(sel0: NDArray, sel1: NDArray, differences: bool = False,
             return None
         moving = [j for j in cols
                   if gap[j] > MOVE_Z * math.hypot(e0[j], e1[j]) and gap[j] >= MOVE_SHARE * gap[cols].max()]
-    if not (_enough(moving, differences) or (single and moving)) or _agree(inputs, m0, e0, m1, e1):
+    if not (_enough(moving, differences) or (single and moving and moving != [0])) or _agree(inputs, m0, e0, m1, e1):
         return None
     return ClippedSum(tuple(cols), tuple(float(min(m0[j], m1[j])) for j in cols),
                       tuple(float(max(m0[j], m1[j])) for j in cols),

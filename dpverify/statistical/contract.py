@@ -29,9 +29,10 @@ docs/architecture.md, "Contracts the checks rely on": the mechanism draws *all* 
 cryptographically secure generator seeded by the operating system (``fill_bytes`` in its Rust crate,
 ``traits/samplers``), Google's DP library behind python-dp from ``SecureURBG`` (``algorithms/rand.h``), a buffer
 of operating-system random bytes.  A mechanism wrapping them
-declares it with the attribute ``reproducible = False``; the same-seed check is skipped for it (it would always
-fail), the other checks stand: different seeds must still give different outputs unless the output is constant,
-and rows must still be independent.  Such a run is not reproducible from its seed, but its samples are
+declares it with the attribute ``reproducible = False``; the same-seed checks are skipped for it (they would always
+fail), and with them the checks of state kept between calls, which re-draw a seed; the others stand: different
+seeds must still give different outputs unless the output is constant, rows must still be independent, and the
+input must be left as it is.  Such a run is not reproducible from its seed, but its samples are
 independent draws (fresh operating-system entropy in every call), so the confidence bound holds.
 """
 
@@ -59,7 +60,15 @@ _KEY_ROWS = 64       # rows of a batch its key hashes
 
 def inputs_equal(a: Any, b: Any) -> bool:
     """Whether two inputs are the same value: weighted inputs (graphs) by their weights and edges, arrays
-    element by element (NaN equal to NaN), anything else by ``==`` when that gives a plain truth value."""
+    element by element (NaN equal to NaN), dicts key by key and lists and tuples item by item (each by this rule),
+    anything else by ``==`` when that gives a plain truth value."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(inputs_equal(a[k], b[k]) for k in a)
+    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)) and type(a) is type(b):
+        numeric = _numeric(a), _numeric(b)           # (records of numbers: one array comparison, not one per item)
+        if numeric[0] is not None and numeric[1] is not None:
+            return _arrays_equal(*numeric)
+        return len(a) == len(b) and all(inputs_equal(u, v) for u, v in zip(a, b))
     if hasattr(a, "weights") and hasattr(b, "weights"):
         same = inputs_equal(np.asarray(a.weights), np.asarray(b.weights))
         if hasattr(a, "edges") and hasattr(b, "edges"):
@@ -70,14 +79,27 @@ def inputs_equal(a: Any, b: Any) -> bool:
     except Exception:
         xa = xb = None
     if xa is not None and xb is not None and xa.dtype.kind in "biuf" and xb.dtype.kind in "biuf":
-        if xa.shape != xb.shape:
-            return False
-        return bool(np.array_equal(xa, xb, equal_nan=xa.dtype.kind == "f" and xb.dtype.kind == "f"))
+        return _arrays_equal(xa, xb)
     try:
         same = a == b
     except Exception:
         return False
     return same if isinstance(same, bool) else False
+
+
+def _numeric(x: Any) -> NDArray | None:
+    """``x`` as a numeric array, or ``None`` (ragged, or not numbers)."""
+    try:
+        arr = np.asarray(x)
+    except Exception:
+        return None
+    return arr if arr.dtype.kind in "biuf" else None
+
+
+def _arrays_equal(xa: NDArray, xb: NDArray) -> bool:
+    if xa.shape != xb.shape:
+        return False
+    return bool(np.array_equal(xa, xb, equal_nan=xa.dtype.kind == "f" and xb.dtype.kind == "f"))
 
 
 def check_pairs_differ(pairs: Sequence[Pair]) -> None:
@@ -176,7 +198,8 @@ def _check_input_kept(x: Any, snapshot: tuple[bool, Any], where: str) -> None:
             f"the mechanism changed its input in place on {where} (e.g. x += noise on the caller's array): later "
             "calls see another input, so the outputs are no sample of the mechanism on the stated input and no "
             "confidence bound can be given. Leave the input as it is: work on a copy (x = np.array(x, "
-            "dtype=float)) or build a new array (x + noise)"
+            "dtype=float)) or build a new array (x + noise). (Any change that makes the input compare unequal to a "
+            "copy taken before the call counts, an attribute cached on the input included)"
         )
 
 
@@ -200,7 +223,8 @@ def contract_probe(mechanism: Any, x: Any, entropy: int, where: str, n: int = PR
     seeds are derived from the audit's root entropy (``spawn_key=(3, ...)``), apart from every batch's.
 
     A mechanism that declares ``reproducible = False`` (:func:`declares_seedless`: it draws its own randomness,
-    e.g. from the operating system) skips the same-seed check; the other two stand.
+    e.g. from the operating system) skips the checks that re-draw a seed (the same-seed check and the check of state
+    kept between calls); the others stand.
 
     Returns the :class:`ContractProbe`: the trailing shape of the probe's outputs (``()`` for scalar outputs;
     ``None`` when the probe drew none it could use: the audit's own first batch then reports the mechanism's error)

@@ -58,29 +58,32 @@ INNOVATION_ROWS = 65_536
 
 def innovation_map(sel0: NDArray, sel1: NDArray) -> tuple[tuple[int, ...], NDArray, NDArray] | None:
     """The unmixing fitted on the selection-half outputs ``sel0`` and ``sel1`` (``(n, k)`` numeric rows): the
-    output columns it uses (the first :data:`MAX_COLUMNS`, less those a linear function of the ones before), and the
-    lower-triangular matrix ``A`` and offset ``c`` with ``e = A·o[columns] + c`` the innovations at unit variance.
-    ``None`` when the rows are not finite numeric rows of two columns or more, when a column is no fine-grained
-    noise (fewer than :data:`MIN_DISTINCT` values, or one value held by more than :data:`MAX_ATOM` of the rows: labels,
-    bits, SVT's "not released"), when fewer than two columns are kept, and when the unmixing is the identity or the
-    first differences to within :data:`TRIVIAL` (the search's coordinates and
+    output columns it uses (of the first :data:`MAX_COLUMNS`, those that are finite on both halves and fine-grained
+    noise -- :data:`MIN_DISTINCT` values or more and no value held by more than :data:`MAX_ATOM` of the rows, not
+    labels, bits or SVT's "not released" -- less those a linear function of the ones before), and the lower-triangular
+    matrix ``A`` and offset ``c`` with ``e = A·o[columns] + c`` the innovations at unit variance.  ``None`` when the
+    rows are not numeric rows of two columns or more, when fewer than two columns are kept, and when the unmixing is
+    the identity or the first differences to within :data:`TRIVIAL` (the search's coordinates and
     :class:`~dpverify.statistical.anchors.ClippedSum`'s differences view have those)."""
     if (sel0.ndim != 2 or sel0.shape[1] < 2 or sel0.dtype.kind not in "biuf" or sel1.dtype.kind not in "biuf"
             or min(len(sel0), len(sel1)) < 8):
         return None
     k = min(sel0.shape[1], MAX_COLUMNS)
-    a = np.asarray(sel0[:MEDIAN_ROWS, :k], dtype=np.float64)
-    b = np.asarray(sel1[:MEDIAN_ROWS, :k], dtype=np.float64)
-    if not (np.isfinite(a).all() and np.isfinite(b).all()) or not _fine_grained(np.concatenate([a, b])):
+    a = np.array(sel0[:MEDIAN_ROWS, :k], dtype=np.float64)
+    b = np.array(sel1[:MEDIAN_ROWS, :k], dtype=np.float64)
+    usable = np.isfinite(a).all(axis=0) & np.isfinite(b).all(axis=0)
+    usable[usable] = _fine_grained(np.concatenate([a[:, usable], b[:, usable]]))
+    if usable.sum() < 2:
         return None
+    a[:, ~usable] = 0.0                                  # (left out below; a and b are copies)
+    b[:, ~usable] = 0.0
     mean0, mean1 = a.mean(axis=0), b.mean(axis=0)
     centred = np.concatenate([a - mean0, b - mean1])
     sd = centred.std(axis=0)
-    if not (sd > 0).all():
-        return None                                      # a constant column: no noise to unmix
+    sd[~usable] = 1.0                                    # (left out below)
     corr = (centred / sd).T @ (centred / sd) / (len(centred) - 2)
     kept: list[int] = []
-    for j in range(k):                                   # Cholesky on the columns kept so far, one column more
+    for j in np.flatnonzero(usable).tolist():            # Cholesky on the columns kept so far, one column more
         try:
             factor = cholesky(corr[np.ix_(kept + [j], kept + [j])], lower=True)
         except LinAlgError:
@@ -97,20 +100,18 @@ def innovation_map(sel0: NDArray, sel1: NDArray) -> tuple[tuple[int, ...], NDArr
     return tuple(kept), unmix, offset
 
 
-def _fine_grained(rows: NDArray) -> bool:
-    """Whether every column of ``rows`` has :data:`MIN_DISTINCT` distinct values or more and no value held by more
-    than :data:`MAX_ATOM` of the rows: noise of a continuous or fine-grained law (Laplace, Gaussian, geometric at
-    small ε), not labels, bits or a point mass standing for "not released" (SVT's answers), whose dependence a
-    linear unmixing does not undo."""
+def _fine_grained(rows: NDArray) -> NDArray[np.bool_]:
+    """Which columns of ``rows`` have :data:`MIN_DISTINCT` distinct values or more and no value held by more than
+    :data:`MAX_ATOM` of the rows: noise of a continuous or fine-grained law (Laplace, Gaussian, geometric at small
+    ε), not labels, bits or a point mass standing for "not released" (SVT's answers), whose dependence a linear
+    unmixing does not undo."""
     s = np.sort(rows, axis=0)
     new = np.diff(s, axis=0) != 0
-    if (new.sum(axis=0) + 1 < MIN_DISTINCT).any():
-        return False
-    for j in range(s.shape[1]):                       # the longest run of one value in each sorted column
+    fine = new.sum(axis=0) + 1 >= MIN_DISTINCT
+    for j in np.flatnonzero(fine):                    # the longest run of one value in each sorted column
         starts = np.flatnonzero(np.concatenate([[True], new[:, j], [True]]))
-        if np.diff(starts).max() > MAX_ATOM * len(s):
-            return False
-    return True
+        fine[j] = np.diff(starts).max() <= MAX_ATOM * len(s)
+    return fine
 
 
 def _trivial(unmix: NDArray, kept: list[int], sd: NDArray) -> bool:
@@ -132,8 +133,8 @@ def _trivial(unmix: NDArray, kept: list[int], sd: NDArray) -> bool:
 class InnovationSum:
     """The clipped sum ``clipped`` of the innovations ``e = matrix·o[columns] + offset`` (:func:`innovation_map`):
     for Laplace noise mixed by a causal linear map, the privacy loss up to an affine map.  A row with a NaN or an
-    infinite value in the used columns gives NaN innovations, and the clipped sum makes such a row +inf, as it does
-    its own."""
+    infinite value in the used columns gives NaN innovations, and the clipped sum makes such a row +inf (a row's
+    innovations mix all its columns before it, so no one innovation can be clipped as its own column would be)."""
 
     columns: tuple[int, ...]
     matrix: NDArray = field(repr=False)
@@ -176,8 +177,8 @@ def _nan_for_nonfinite(cols: NDArray) -> NDArray[np.float64]:
 def innovation_sum(sel0: NDArray, sel1: NDArray) -> InnovationSum | None:
     """The :class:`InnovationSum` of a vector search with selection-half outputs ``sel0``, ``sel1``: the unmixing
     of :func:`innovation_map`, then the clipped sum at the innovations' medians under the two inputs
-    (:func:`~dpverify.statistical.anchors.median_clipped_sum`; one moving innovation suffices: it is no column of the
-    output).  ``None`` where either is."""
+    (:func:`~dpverify.statistical.anchors.median_clipped_sum`; one moving innovation other than the first suffices:
+    it is no column of the output, while the first is its first column rescaled).  ``None`` where either is."""
     found = innovation_map(sel0, sel1)
     if found is None:
         return None
