@@ -38,12 +38,13 @@ from scipy.linalg import LinAlgError, cholesky, solve_triangular
 from dpverify.statistical.anchors import MEDIAN_ROWS, ClippedSum, median_clipped_sum
 from dpverify.statistical.columns import MAX_COLUMNS
 
-__all__ = ["InnovationSum", "innovation_map", "innovation_sum", "TRIVIAL"]
+__all__ = ["InnovationSum", "innovation_map", "innovation_sum", "TRIVIAL", "TRIVIAL_SE"]
 
-#: largest coefficient (relative to the diagonal) by which an unmixing may differ from the identity or from the first
-#: differences and still count as one of them (:func:`innovation_map`); the estimation error of a coefficient from
-#: 2 x 8,192 rows is about 0.01 of it
-TRIVIAL = 0.1
+#: largest coefficient (relative to the diagonal, in standard units) by which an unmixing may differ from the identity
+#: or from the first differences and still count as one of them (:func:`innovation_map`), or :data:`TRIVIAL_SE`
+#: standard errors of an estimated coefficient (about 1/sqrt(rows)) where that is more: the error from 2 x 8,192 rows
+#: is about 0.008, from the few hundred rows of an anytime audit's first checkpoints about 0.05
+TRIVIAL, TRIVIAL_SE = 0.1, 5.0
 #: least share of a column's variance that is not a linear function of the columns before it, for the column to have
 #: an innovation of its own (:func:`innovation_map`)
 NEW_VARIANCE = 1e-6
@@ -63,8 +64,8 @@ def innovation_map(sel0: NDArray, sel1: NDArray) -> tuple[tuple[int, ...], NDArr
     labels, bits or SVT's "not released" -- less those a linear function of the ones before), and the lower-triangular
     matrix ``A`` and offset ``c`` with ``e = A·o[columns] + c`` the innovations at unit variance.  ``None`` when the
     rows are not numeric rows of two columns or more, when fewer than two columns are kept, and when the unmixing is
-    the identity or the first differences to within :data:`TRIVIAL` (the search's coordinates and
-    :class:`~dpverify.statistical.anchors.ClippedSum`'s differences view have those)."""
+    the identity or the first differences to within :data:`TRIVIAL` (or :data:`TRIVIAL_SE` standard errors; the
+    search's coordinates and :class:`~dpverify.statistical.anchors.ClippedSum`'s differences view have those)."""
     if (sel0.ndim != 2 or sel0.shape[1] < 2 or sel0.dtype.kind not in "biuf" or sel1.dtype.kind not in "biuf"
             or min(len(sel0), len(sel1)) < 8):
         return None
@@ -94,7 +95,7 @@ def innovation_map(sel0: NDArray, sel1: NDArray) -> tuple[tuple[int, ...], NDArr
         return None
     factor = cholesky(corr[np.ix_(kept, kept)], lower=True)
     unmix = solve_triangular(factor, np.eye(len(kept)), lower=True) / sd[kept]     # e = unmix·(o − mean)
-    if _trivial(unmix, kept, sd[kept]):
+    if _trivial(unmix, kept, sd[kept], max(TRIVIAL, TRIVIAL_SE / float(np.sqrt(len(centred))))):
         return None
     offset = -unmix @ ((mean0[kept] + mean1[kept]) / 2)
     return tuple(kept), unmix, offset
@@ -114,19 +115,19 @@ def _fine_grained(rows: NDArray) -> NDArray[np.bool_]:
     return fine
 
 
-def _trivial(unmix: NDArray, kept: list[int], sd: NDArray) -> bool:
+def _trivial(unmix: NDArray, kept: list[int], sd: NDArray, within: float) -> bool:
     """Whether ``unmix`` (rows scaled to a unit diagonal) is the identity or the first differences of consecutive
-    columns, to within :data:`TRIVIAL` of each coefficient in standard units (coefficient ``i`` of row ``j`` times
+    columns, to within ``within`` of each coefficient in standard units (coefficient ``i`` of row ``j`` times
     ``sd_i / sd_j``, ``sd`` the columns' standard deviations: a column of a hundred times the scale of another
     multiplies the noise of the estimated coefficient by a hundred in raw units)."""
     rows = unmix / np.diag(unmix)[:, None]
     units = sd[None, :] / sd[:, None]
     eye = np.eye(len(kept))
-    if np.abs((rows - eye) * units).max() <= TRIVIAL:
+    if np.abs((rows - eye) * units).max() <= within:
         return True
     if kept != list(range(kept[0], kept[0] + len(kept))):
         return False
-    return bool(np.abs((rows - (eye - np.eye(len(kept), k=-1))) * units).max() <= TRIVIAL)
+    return bool(np.abs((rows - (eye - np.eye(len(kept), k=-1))) * units).max() <= within)
 
 
 @dataclass(frozen=True, eq=False)
