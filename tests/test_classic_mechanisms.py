@@ -21,6 +21,7 @@ from scipy.special import logsumexp
 from distribution_checks import (chisquare_p, ks_p, legacy_svt, pattern_index, rows_as_codes, svt_pattern_log_probability,
                                  two_sample_chisquare_p, valid_patterns)
 from algorithms.classic import (
+    BinaryMechanism,
     ClippedSum,
     ExponentialMechanism,
     Gaussian,
@@ -62,6 +63,7 @@ CASES: list[tuple[str, Any, Any, tuple[int, ...], type]] = [
     ("histogram", Histogram(1.0), np.array([3.0, 0.0, 5.0, 1.0]), (4,), np.float64),
     ("svt", SparseVector(1.0, threshold=1.0, cutoff=2), np.array([0.0, 2.0, 1.0, 3.0]), (4,), np.int8),
     ("clipped-sum", ClippedSum(1.0, lower=-1.0, upper=2.0), np.array([0.5, 3.0, np.nan]), (), np.float64),
+    ("binary-mechanism", BinaryMechanism(8, 1.0), np.array([1.0, 0.0, 1.0, 1.0, 0.0, 0.0, 1.0, 0.0]), (8,), np.float64),
 ]
 
 
@@ -91,6 +93,8 @@ def test_negative_n_rejected() -> None:
 
 BAD: list[tuple[Callable[[], Any], str]] = [
     (lambda: Laplace(0.0), "epsilon"),
+    (lambda: BinaryMechanism(0, 1.0), "length"),
+    (lambda: BinaryMechanism(8, -1.0), "epsilon"),
     (lambda: Laplace(math.inf), "epsilon"),
     (lambda: Laplace(float("nan")), "epsilon"),
     (lambda: Laplace(1.0, sensitivity=-1.0), "sensitivity"),

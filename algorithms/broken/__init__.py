@@ -6,6 +6,7 @@ bug, its source, and the mechanism's true ε (or δ). The attribute ``epsilon`` 
 what the buggy code *claims*.
 """
 
+from .binary_mechanism_missing_level import BinaryMechanismMissingLevel
 from .budget_spent_twice import BudgetSpentTwice
 from .data_dependent_scale import MeanDataDependentScale
 from .exponential_no_half import ExponentialMechanismNoHalf
@@ -32,6 +33,7 @@ from .svt_unscaled_query_noise import SVTUnscaledQueryNoise
 from .truncated_geometric_rejection import TruncatedGeometricByRejection
 
 __all__ = [
+    "BinaryMechanismMissingLevel",
     "BudgetSpentTwice",
     "ExponentialMechanismNoHalf",
     "FloatingPointLaplace",

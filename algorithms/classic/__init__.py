@@ -7,6 +7,7 @@ Each class is a frozen, picklable dataclass ``mechanism(x, n, rng) -> np.ndarray
 
 from .category_counts import CategoryCounts
 from .clipped_sum import ClippedSum
+from .continual_counting import BinaryMechanism
 from .exponential import ExponentialMechanism, exponential_mechanism_pmf
 from .gaussian import Gaussian, gaussian_delta
 from .geometric import Geometric
@@ -24,6 +25,7 @@ from .sparse_vector_dwork_roth import SparseVectorDworkRoth
 from .truncated_geometric import TruncatedGeometric, truncated_geometric_pmf
 
 __all__ = [
+    "BinaryMechanism",
     "CategoryCounts",
     "ClippedSum",
     "ExponentialMechanism",

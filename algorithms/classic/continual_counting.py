@@ -19,9 +19,12 @@ lower triangular, so output ``t`` uses the noise drawn up to step ``t``.
   Private Continual Observation", ICML 2023, §3; Henzinger, Upadhyay & Upadhyay, SODA 2023): lower-triangular
   Toeplitz with entries ``r_k = binom(2k, k) / 4^k``; ``Δ = Σ_{k<T} r_k`` (its first column's ℓ1 norm).
 
-``calibrated_for`` sets the ``Δ`` that the noise is computed from; left at ``None`` it is the strategy's own, and
-the mechanism is ε-DP.  A smaller value is the usual bug of such code (the levels of the tree counted from 1 instead
-of 0, the strategy's sensitivity taken as 1): its true ε on a pair is :meth:`FactorisedCounter.epsilon_on`.
+:class:`BinaryMechanism` is the Binary Mechanism as a catalogue mechanism (a frozen dataclass of ``length`` and
+``epsilon``, its noise drawn through a declared step: ``release(x, n, noise)``); :class:`FactorisedCounter` takes
+any factors.  ``calibrated_for`` sets the ``Δ`` that the noise is computed from; left at ``None`` it is the
+strategy's own, and the mechanism is ε-DP.  A smaller value is the usual bug of such code (a level of the tree left
+out: :mod:`algorithms.broken.binary_mechanism_missing_level`; the strategy's sensitivity taken as 1): its true ε on
+a pair is :meth:`FactorisedCounter.epsilon_on`.
 
 The law is exact: ``L`` is invertible (unit or positive diagonal), so ``o`` has the density
 ``Π_v Lap((L⁻¹ o − R x)_v; b) / |det L|`` on ``R^T`` (:meth:`FactorisedCounter.log_density`), and the privacy loss of
@@ -33,14 +36,17 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from typing import Any, ClassVar
 
 import numpy as np
 from numpy.typing import NDArray
 from scipy.linalg import solve_triangular
 
 from ._validation import as_finite_vector, check_epsilon, check_n, check_positive, check_positive_int
+from ..noise import NoiseSource, laplace_noise
 
-__all__ = ["FactorisedCounter", "binary_mechanism", "square_root_counter", "binary_factors", "square_root_factors"]
+__all__ = ["FactorisedCounter", "BinaryMechanism", "binary_mechanism", "square_root_counter", "binary_factors",
+           "square_root_factors"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -154,3 +160,68 @@ def square_root_counter(length: int, epsilon: float, calibrated_for: float | Non
     """The square-root factorisation counter over ``length`` steps (:func:`square_root_factors`)."""
     left, right = square_root_factors(length)
     return FactorisedCounter(left, right, epsilon, calibrated_for, "square-root counter")
+
+
+@dataclass(frozen=True)
+class BinaryMechanism:
+    """Chan, Shi & Song's Binary Mechanism (§3.4) over a stream of ``length`` steps: the noisy running counts
+    ``L·(R·x + Lap(levels/ε))`` (:func:`binary_factors`), ``levels = ⌊log₂ T⌋ + 1`` (the most nodes a step is counted
+    in).  ε-DP under neighbours that differ by at most 1 in one step (ℓ1 distance 1); true ε = ε.  Output float64
+    ``(n, length)``.
+
+    Noise steps (:meth:`release`): one ``"nodes"`` step protecting the node sums ``R·x`` with ℓ1 sensitivity
+    ``levels``, ``scale = noise_levels/ε``; the running counts are post-processing.
+    """
+
+    length: int
+    epsilon: float
+    delta: ClassVar[float] = 0.0
+
+    def __post_init__(self) -> None:
+        check_positive_int("length", self.length)
+        check_epsilon(self.epsilon)
+
+    @property
+    def levels(self) -> int:
+        """``⌊log₂ T⌋ + 1``: the most nodes of the tree one step is counted in (the node sums' ℓ1 sensitivity)."""
+        return int(self.length).bit_length()
+
+    @property
+    def noise_levels(self) -> float:
+        """The levels the noise is computed for: :attr:`levels`."""
+        return float(self.levels)
+
+    @property
+    def scale(self) -> float:
+        """The Laplace scale of every node: ``noise_levels / ε``."""
+        return self.noise_levels / float(self.epsilon)
+
+    def counter(self) -> FactorisedCounter:
+        """The same law as a :class:`FactorisedCounter` (exact density, true ε of a pair)."""
+        left, right = binary_factors(self.length)
+        return FactorisedCounter(left, right, self.epsilon, self.noise_levels, "binary mechanism")
+
+    def __call__(self, x: object, n: int, rng: np.random.Generator) -> NDArray[np.float64]:
+        return self.release(x, n, NoiseSource(rng))
+
+    def release(self, x: object, n: int, noise: Any) -> NDArray[np.float64]:
+        """One Laplace step on the node sums (ℓ1 sensitivity :attr:`levels`), then the running counts."""
+        stream = self.counter()._stream(x)
+        n = check_n(n)
+        left, right = binary_factors(self.length)
+        scale = self.scale
+        noisy = noise.add("nodes", right @ stream, lambda rng: laplace_noise(rng, scale, (n, self.length)),
+                          sensitivity=float(self.levels), norm="l1", scale=scale, kind="laplace")
+        return np.asarray(noisy, dtype=np.float64) @ left.T
+
+    def log_density(self, x: object, out: NDArray) -> NDArray[np.float64]:
+        """Exact log density of each row of ``out`` (:meth:`FactorisedCounter.log_density`)."""
+        return self.counter().log_density(x, out)
+
+    def epsilon_on(self, x0: object, x1: object) -> float:
+        """True ε of the pair: ``‖R (x0 − x1)‖₁ / scale``."""
+        return self.counter().epsilon_on(x0, x1)
+
+    def true_epsilon(self) -> float:
+        """``levels / scale``: ε when the noise is computed for every level."""
+        return self.levels / self.scale
