@@ -276,7 +276,7 @@ def median_clipped_sum(sel0: NDArray, sel1: NDArray, differences: bool = False,
 
     def quartiles(out: NDArray) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
         """Each column's median and its standard error (NaN for a column that is NaN throughout)."""
-        # the first MEDIAN_ROWS rows (i.i.d.: a random sample of the half), one contiguous row per column
+        # the first ``rows`` rows (i.i.d.: a random sample of the half), one contiguous row per column
         v = np.array(out[:rows, :k].T, dtype=np.float64)
         if differences:
             with np.errstate(invalid="ignore"):
