@@ -276,3 +276,15 @@ def test_rows_in_ranks_partial_keys_of_many_columns() -> None:
     got = rows_in(out, sub)
     np.testing.assert_array_equal(got, np.isin(row_keys(out), row_keys(sub)))
     assert got[:200].all()
+
+
+def test_cell_descriptions_name_the_value_as_the_output_holds_it():
+    """A scalar output's cells are intervals of ``out``; one continuous column is ``out[j]``; several are summed."""
+    from dpverify.statistical.cells import fit_cells
+    rng = np.random.default_rng(0)
+    scalar = fit_cells(rng.laplace(size=5000), rng.laplace(size=5000) + 1.0)
+    assert scalar.describe_cell(3).startswith("out ∈ [")
+    one = np.column_stack([rng.integers(0, 2, 5000), rng.laplace(size=5000)])
+    assert fit_cells(one, one).describe_cell(3).startswith("discrete part = (0) and out[1] ∈ [")
+    two = np.column_stack([rng.integers(0, 2, 5000), rng.laplace(size=5000), rng.laplace(size=5000)])
+    assert fit_cells(two, two).describe_cell(3).startswith("discrete part = (0) and sum(out[1,2]) ∈ [")

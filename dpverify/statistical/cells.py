@@ -78,6 +78,7 @@ class CellPartition:
     groups: tuple[int, ...]                    # sorted row hashes of the discrete parts with groups of their own
     edges: tuple[tuple[float, ...], ...]       # per group (len(groups) + 1 of them), sorted bin edges
     labels: tuple[str, ...] = field(default=(), compare=False)   # readable discrete parts, for descriptions
+    scalar: bool = field(default=False, compare=False)           # scalar outputs: the value is ``out`` itself
 
     @property
     def n_cells(self) -> int:
@@ -141,7 +142,9 @@ class CellPartition:
         lo = "-inf" if b == 0 else f"{e[b - 1]:.6g}"
         hi = "inf" if b == len(e) else f"{e[b]:.6g}"
         group = (self.labels[k] if k < len(self.labels) else "other") if self.discrete else ""
-        cont = f"sum(out[{','.join(map(str, self.continuous))}]) ∈ [{lo}, {hi})" if self.continuous else ""
+        value = ("out" if self.scalar else f"out[{self.continuous[0]}]" if len(self.continuous) == 1 else
+                 f"sum(out[{','.join(map(str, self.continuous))}])")
+        cont = f"{value} ∈ [{lo}, {hi})" if self.continuous else ""
         return " and ".join(s for s in (f"discrete part = {group}" if group else "", cont) if s)
 
 
@@ -335,7 +338,7 @@ def fit_cells_and_codes(sel0: NDArray, sel1: NDArray,
     for fk in [f] if not groups else [v for _, v in grouped(f, gid, len(groups) + 1)]:
         fk = pooled if use_pooled else np.sort(fk)
         edges.append(_edges(fk, int(np.clip(len(fk) // PER_BIN, 1, MAX_BINS))))
-    part = CellPartition(disc, cont, tuple(groups), tuple(edges), tuple(labels))
+    part = CellPartition(disc, cont, tuple(groups), tuple(edges), tuple(labels), np.asarray(sel0).ndim == 1)
     return part, None if use_pooled else part.cells_of(f, gid)
 
 
