@@ -148,10 +148,7 @@ class InnovationSum:
 
     def innovations(self, cols: NDArray) -> NDArray[np.float64]:
         """The innovations, one row per innovation, from ``cols`` (the used output columns, one row each)."""
-        with np.errstate(invalid="ignore", over="ignore"):
-            e = self.matrix @ cols
-            e += self.offset[:, None]
-        return e
+        return _unmixed(self.matrix, self.offset, cols)
 
     def __call__(self, out: NDArray) -> NDArray[np.float64]:
         rows = np.asarray(out)
@@ -167,6 +164,15 @@ class InnovationSum:
         if max(self.columns) >= cols.shape[0] or cols.shape[1] != len(out):
             return self(out)
         return self.clipped.on_columns(out, self.innovations(_nan_for_nonfinite(cols[list(self.columns)])))
+
+
+def _unmixed(matrix: NDArray, offset: NDArray, cols: NDArray) -> NDArray[np.float64]:
+    """``matrix·cols + offset``: the innovations, one row per innovation, of the used output columns ``cols`` (one
+    row each)."""
+    with np.errstate(invalid="ignore", over="ignore"):
+        e = matrix @ cols
+        e += offset[:, None]
+    return e
 
 
 def _nan_for_nonfinite(cols: NDArray) -> NDArray[np.float64]:
@@ -187,7 +193,7 @@ def innovation_sum(sel0: NDArray, sel1: NDArray) -> InnovationSum | None:
     views = []
     for sel in (sel0, sel1):
         cols = np.asarray(sel[:INNOVATION_ROWS], dtype=np.float64)[:, list(columns)].T
-        views.append((matrix @ _nan_for_nonfinite(cols) + offset[:, None]).T)
+        views.append(_unmixed(matrix, offset, _nan_for_nonfinite(cols)).T)
     clipped = median_clipped_sum(views[0], views[1], single=True, rows=INNOVATION_ROWS)
     if clipped is None:
         return None
