@@ -206,13 +206,13 @@ class BinaryMechanism:
 
     def release(self, x: object, n: int, noise: Any) -> NDArray[np.float64]:
         """One Laplace step on the node sums (ℓ1 sensitivity :attr:`levels`), then the running counts."""
-        stream = self.counter()._stream(x)
+        counter = self.counter()                       # the factors, built once per call
+        stream = counter._stream(x)
         n = check_n(n)
-        left, right = binary_factors(self.length)
         scale = self.scale
-        noisy = noise.add("nodes", right @ stream, lambda rng: laplace_noise(rng, scale, (n, self.length)),
+        noisy = noise.add("nodes", counter.right @ stream, lambda rng: laplace_noise(rng, scale, (n, self.length)),
                           sensitivity=float(self.levels), norm="l1", scale=scale, kind="laplace")
-        return np.asarray(noisy, dtype=np.float64) @ left.T
+        return np.asarray(noisy, dtype=np.float64) @ counter.left.T
 
     def log_density(self, x: object, out: NDArray) -> NDArray[np.float64]:
         """Exact log density of each row of ``out`` (:meth:`FactorisedCounter.log_density`)."""
