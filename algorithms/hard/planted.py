@@ -15,6 +15,11 @@ that the auditor can be measured on many instances nobody chose by hand:
 * :class:`GaussianVector` -- an *(ε, δ) claim*: ``x + N(0, σ²)`` per coordinate; a pair at ℓ2 distance ``s`` has
   ``δ(ε) = Φ(s/2σ − εσ/s) − e^ε Φ(−s/2σ − εσ/s)`` (Balle & Wang, ICML 2018, Theorem 8), so its true ε at the
   mechanism's ``delta`` is the root of ``δ(ε) = delta``.
+* :class:`ScaledNoise` -- *a data-dependent noise scale in many coordinates*: ``c_j + b·e^{s_j}·z_j`` with Laplace
+  or Gaussian ``z_j``, where the input holds both the centres ``c`` and the log scale factors ``s`` (a stand-in for a
+  noise scale computed from the data: a range, a norm or a record count).  Two inputs whose scales differ in any
+  coordinate have true ε = ∞ (the log density ratio grows with ``|o_j − c_j|``); with equal scales and Laplace noise
+  it is ``Σ_j |c_j − c'_j| / (b·e^{s_j})`` (Dwork & Roth 2014, Theorem 3.6), with Gaussian noise ∞ again.
 * :class:`IndependentRR` -- *joint events in many coordinates*: randomized response on each bit of a bit vector
   with its own ``ε_j`` (Warner 1965; Erlingsson, Pihur & Korolova, CCS 2014, sec. 3 for per-bit budgets): true ε
   of a pair = ``Σ_j ε_j`` over the bits in which the inputs differ, attained only by the joint event on all of them.
@@ -197,3 +202,45 @@ class GaussianVector:
         while gaussian_delta(self.sigma, hi, s) > self.delta:
             hi *= 2.0
         return float(brentq(lambda e: gaussian_delta(self.sigma, e, s) - self.delta, 0.0, hi, xtol=1e-12))
+
+
+@dataclass(frozen=True)
+class ScaledNoise:
+    """``x[0] + scale·exp(x[1])·z`` per coordinate, ``z`` standard Laplace (``kind="laplace"``) or standard normal
+    (``"gaussian"``): an input is a ``(2, d)`` array of centres and log scale factors."""
+
+    scale: float
+    kind: str = "laplace"
+
+    def __post_init__(self) -> None:
+        if not self.scale > 0:
+            raise ValueError(f"scale must be positive, got {self.scale!r}")
+        if self.kind not in ("laplace", "gaussian"):
+            raise ValueError(f"kind must be 'laplace' or 'gaussian', got {self.kind!r}")
+
+    def _parts(self, x: object) -> tuple[np.ndarray, np.ndarray]:
+        v = np.asarray(x, dtype=np.float64)
+        if v.ndim != 2 or v.shape[0] != 2:
+            raise ValueError(f"an input is a (2, d) array of centres and log scale factors, got shape {v.shape}")
+        return v[0], self.scale * np.exp(v[1])
+
+    def __call__(self, x: object, n: int, rng: np.random.Generator) -> np.ndarray:
+        centre, b = self._parts(x)
+        z = rng.laplace(size=(n, len(centre))) if self.kind == "laplace" else rng.normal(size=(n, len(centre)))
+        return centre + b * z
+
+    def log_density(self, x: object, out: np.ndarray) -> np.ndarray:
+        centre, b = self._parts(x)
+        z = (np.asarray(out, dtype=np.float64) - centre) / b
+        if self.kind == "laplace":
+            return (-np.log(2 * b) - np.abs(z)).sum(axis=1)
+        return (-np.log(b) - 0.5 * math.log(2 * math.pi) - 0.5 * z * z).sum(axis=1)
+
+    def epsilon_on(self, x0: object, x1: object) -> float:
+        """∞ when the scales differ in a coordinate or the noise is Gaussian and the centres differ; else the
+        Laplace loss's supremum ``Σ_j |c_j − c'_j| / b_j`` (0 for equal inputs)."""
+        (c0, b0), (c1, b1) = self._parts(x0), self._parts(x1)
+        if not np.array_equal(b0, b1):
+            return math.inf
+        moved = float(np.sum(np.abs(c0 - c1) / b0))
+        return moved if self.kind == "laplace" or moved == 0.0 else math.inf

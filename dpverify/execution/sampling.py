@@ -248,8 +248,10 @@ def _sample(task: Task) -> tuple[Any, Signature]:
         return row_hashes(out), sig
     if task.events is None:
         return out, sig
+    from dpverify.statistical.events import count_events
+
     with single_threaded_libraries():
-        counts = np.array([int(np.count_nonzero(ev.contains(out))) for ev in task.events], dtype=np.int64)
+        counts = count_events(task.events, out)
     return counts, sig
 
 

@@ -32,6 +32,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from dpverify.statistical.deeper import expand
 from dpverify.statistical.contract import check_pairs_differ, contract_probe, declares_seedless
 from dpverify._validation import check_count, check_real, root_entropy
 from dpverify.errors import InputError
@@ -220,11 +221,12 @@ def audit(
         # ---- phase 2: fresh samples -----------------------------------------------------------
         tests: list[EventTest] = []
         if chosen:
+            level = alpha / (2 * len(chosen))           # per probability; 2 * level per finalist
+            chosen = expand(chosen)                     # each finalist's deeper events share its level
             by_pair: dict[int, list[Candidate]] = defaultdict(list)
             for i, c in chosen:
                 by_pair[i].append(c)
             events = {i: tuple(c.event for c in cs) for i, cs in by_pair.items()}
-            level = alpha / (2 * len(chosen))           # per probability; 2 * level per test
             plan = plan_tests(by_pair, ratio_test, samples, search_samples - search_samples // 2, level, delta,
                               entropy)
             notes.extend(f"pair {i}: a Poisson sample size exceeded the budget of {samples} outputs (probability "

@@ -47,6 +47,8 @@ class Candidate:
     group: str
     family: str = "tail"   # tail | atom | outcomes | cells | learned | nan: finalists are chosen per family
     n_score: int | None = None   # size of the scoring half its counts come from (None: the search's)
+    deeper: tuple[Event, ...] = ()   # nested events deeper in its tail, tested beside it (dpverify.statistical.deeper)
+    share: float = 1.0               # the share of a finalist's test level it is tested at (its deeper events split it)
 
 
 def rank_candidates(

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from collections.abc import Sequence
 from typing import Protocol
 
 import numpy as np
@@ -17,7 +18,8 @@ from numpy.typing import NDArray
 
 from dpverify.statistical.features import Feature
 
-__all__ = ["Event", "IntervalEvent", "ValueSetEvent", "RowSetEvent", "NanEvent", "row_keys", "unique_rows", "rows_in"]
+__all__ = ["Event", "IntervalEvent", "ValueSetEvent", "RowSetEvent", "NanEvent", "row_keys", "unique_rows", "rows_in",
+           "count_events"]
 
 
 # ----------------------------------------------------------------------------------------- events
@@ -56,10 +58,29 @@ class IntervalEvent:
         return f"{f} ∈ [{_fmt(self.low)}, {_fmt(self.high)}]"
 
     def contains(self, out: NDArray) -> NDArray[np.bool_]:
-        v = self.feature(out)
+        return self.on_values(self.feature(out))
+
+    def on_values(self, v: NDArray) -> NDArray[np.bool_]:
+        """Membership from the feature's values ``v`` of the outputs (:func:`count_events` shares them)."""
         if self.outside:
             return (v < self.low) | (v > self.high)          # features map NaN to +inf, as for "≥"
         return (v >= self.low) & (v <= self.high)
+
+
+def count_events(events: Sequence[Event], out: NDArray) -> NDArray[np.int64]:
+    """How many of the outputs ``out`` each event holds, a feature shared by several interval events (a finalist and
+    its deeper tails, :mod:`dpverify.statistical.deeper`) computed once."""
+    shared: dict[int, NDArray] = {}
+    counts = np.empty(len(events), dtype=np.int64)
+    for k, ev in enumerate(events):
+        if isinstance(ev, IntervalEvent):
+            key = id(ev.feature)
+            if key not in shared:
+                shared[key] = ev.feature(out)
+            counts[k] = np.count_nonzero(ev.on_values(shared[key]))
+        else:
+            counts[k] = np.count_nonzero(ev.contains(out))
+    return counts
 
 
 @dataclass(frozen=True)

@@ -38,7 +38,8 @@ from scipy.linalg import LinAlgError, cholesky, solve_triangular
 from dpverify.statistical.anchors import MEDIAN_ROWS, ClippedSum, median_clipped_sum
 from dpverify.statistical.columns import MAX_COLUMNS
 
-__all__ = ["InnovationSum", "innovation_map", "innovation_sum", "TRIVIAL", "TRIVIAL_SE"]
+__all__ = ["InnovationSum", "innovation_map", "innovation_sum", "fine_grained", "fine_grained_sorted", "TRIVIAL",
+           "TRIVIAL_SE"]
 
 #: largest coefficient (relative to the diagonal, in standard units) by which an unmixing may differ from the identity
 #: or from the first differences and still count as one of them (:func:`innovation_map`), or :data:`TRIVIAL_SE`
@@ -73,7 +74,7 @@ def innovation_map(sel0: NDArray, sel1: NDArray) -> tuple[tuple[int, ...], NDArr
     a = np.array(sel0[:MEDIAN_ROWS, :k], dtype=np.float64)
     b = np.array(sel1[:MEDIAN_ROWS, :k], dtype=np.float64)
     usable = np.isfinite(a).all(axis=0) & np.isfinite(b).all(axis=0)
-    usable[usable] = _fine_grained(np.concatenate([a[:, usable], b[:, usable]]))
+    usable[usable] = fine_grained(np.concatenate([a[:, usable], b[:, usable]]))
     if usable.sum() < 2:
         return None
     a[:, ~usable] = 0.0                                  # (left out below; a and b are copies)
@@ -101,18 +102,23 @@ def innovation_map(sel0: NDArray, sel1: NDArray) -> tuple[tuple[int, ...], NDArr
     return tuple(kept), unmix, offset
 
 
-def _fine_grained(rows: NDArray) -> NDArray[np.bool_]:
+def fine_grained(rows: NDArray) -> NDArray[np.bool_]:
     """Which columns of ``rows`` have :data:`MIN_DISTINCT` distinct values or more and no value held by more than
     :data:`MAX_ATOM` of the rows: noise of a continuous or fine-grained law (Laplace, Gaussian, geometric at small
     ε), not labels, bits or a point mass standing for "not released" (SVT's answers), whose dependence a linear
     unmixing does not undo."""
     s = np.sort(rows, axis=0)
-    new = np.diff(s, axis=0) != 0
-    fine = new.sum(axis=0) + 1 >= MIN_DISTINCT
-    for j in np.flatnonzero(fine):                    # the longest run of one value in each sorted column
-        starts = np.flatnonzero(np.concatenate([[True], new[:, j], [True]]))
-        fine[j] = np.diff(starts).max() <= MAX_ATOM * len(s)
-    return fine
+    return np.array([fine_grained_sorted(s[:, j]) for j in range(s.shape[1])], dtype=bool)
+
+
+def fine_grained_sorted(column: NDArray) -> bool:
+    """:func:`fine_grained` of one column, sorted."""
+    new = np.flatnonzero(column[1:] != column[:-1])
+    if len(new) + 1 < MIN_DISTINCT:
+        return False
+    # the longest run of one value: the largest gap between the starts of consecutive runs
+    starts = np.concatenate([[0], new + 1, [len(column)]])
+    return bool(np.diff(starts).max() <= MAX_ATOM * len(column))
 
 
 def _trivial(unmix: NDArray, kept: list[int], sd: NDArray, within: float) -> bool:

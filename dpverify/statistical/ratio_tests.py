@@ -82,7 +82,8 @@ def plan_tests(by_pair: dict[int, list[Candidate]], ratio_test: str, samples: in
 def event_tests(by_pair: dict[int, list[Candidate]], counts: dict[tuple[int, int], Any], plan: TestPlan,
                 pairs: Sequence[Pair], level: float, delta: float) -> list[EventTest]:
     """One :class:`EventTest` per finalist from its counts on the two inputs (``counts[(pair, side)][j]`` for the
-    pair's ``j``-th finalist)."""
+    pair's ``j``-th finalist), at ``level`` times the finalist's ``share`` (a finalist's deeper events share its
+    level: :func:`dpverify.statistical.deeper.expand`)."""
     tests: list[EventTest] = []
     for i, cs in by_pair.items():
         method = "poisson" if i in plan.poisson else "clopper-pearson"
@@ -94,10 +95,11 @@ def event_tests(by_pair: dict[int, list[Candidate]], counts: dict[tuple[int, int
             k0, k1 = int(counts[(i, 0)][j]), int(counts[(i, 1)][j])
             k_num, k_den = (k0, k1) if c.direction == 0 else (k1, k0)
             n_num, n_den = plan.sizes[i] if c.direction == 0 else plan.sizes[i][::-1]
-            p_low = float(clopper_pearson_lower(k_num, n_num, level)) if n_num else 0.0
-            p_high = float(clopper_pearson_upper(k_den, n_den, level)) if n_den else 1.0
+            at = level * c.share
+            p_low = float(clopper_pearson_lower(k_num, n_num, at)) if n_num else 0.0
+            p_high = float(clopper_pearson_upper(k_den, n_den, at)) if n_den else 1.0
             if i in plan.poisson:
-                lb = float(poisson_ratio_lower(k_num, k_den, 2 * level))
+                lb = float(poisson_ratio_lower(k_num, k_den, 2 * at))
             else:
                 lb = float(epsilon_lower_bound(p_low, p_high, delta))
             tests.append(EventTest(i, pairs[i].label, c.direction, c.event.description, k_num, k_den, n_num, p_low,

@@ -38,6 +38,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 from dpverify.statistical.anchors import Anchors, anchored_specs, clipped_sums
+from dpverify.statistical.deeper import with_deeper
+from dpverify.statistical.dispersion import DispersionScore, fit_dispersion
 from dpverify.statistical.innovations import innovation_sum
 from dpverify.statistical.atoms import HashSetEvent, repeated_hashes
 from dpverify.statistical.cells import (CellSetEvent, ProductRatioScore, bin_counts, fit_cells_and_codes,
@@ -172,7 +174,7 @@ def _feature_specs(feature: Feature, halves: tuple[NDArray, NDArray, NDArray, ND
     else:
         grid, g = _grid(pooled, THRESHOLD_GRID, uniq), _grid(pooled, INTERVAL_GRID, uniq)
     name = feature.name
-    fam = "learned" if isinstance(feature, (LinearScore, ProductRatioScore)) else "tail"
+    fam = "learned" if isinstance(feature, (LinearScore, ProductRatioScore, DispersionScore)) else "tail"
     r0, r1 = _Ranks(a0, grid), _Ranks(a1, grid)
     specs = [(r0.le(), r1.le(), counter(lambda v, i: v <= grid[i]),
               lambda i: IntervalEvent(feature, -math.inf, float(grid[i])), f"{name}:le", fam),
@@ -445,10 +447,11 @@ def search_events(
                                       None if sorted_columns is None else sorted_columns.pooled)
             if ratio is not None:
                 features.append(ratio)
-        features += clipped_sums(anchors, halves[0], halves[1])
+        features += clipped_sums(anchors, halves[0], halves[1], sorted_columns)
         unmixed = innovation_sum(halves[0], halves[1])
         if unmixed is not None:
             features.append(unmixed)
+        features += fit_dispersion(halves[0], halves[1], sorted_columns)
     _scalar_features(features, halves, search, sorted_columns)
     if anchors is not None:
         search.families(anchored_specs(halves, anchors, sorted_columns, table if discrete_dtype else None))
@@ -460,4 +463,5 @@ def search_events(
         data = SearchInput(halves, kind, rng)
         for fam in families:
             fam(data, search)
-    return search.finish(), search.scored, kind
+    values = None if sorted_columns is None else (lambda f, i: sorted_columns.feature(f, halves[i], i))
+    return with_deeper(search.finish(), halves, n_test, z, delta, values), search.scored, kind
