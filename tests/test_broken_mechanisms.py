@@ -32,6 +32,7 @@ from algorithms.broken import (
     HistogramScaleEpsilon,
     LaplaceHalfNoise,
     MeanDataDependentScale,
+    MeansDataDependentScale,
     NoisyMaxReturnsValue,
     NoNoise,
     RandomizedResponseBinaryFormula,
@@ -566,6 +567,24 @@ def test_mean_data_dependent_scale() -> None:
     losses = log_density(y, 7.0 / 3.0, mech.scale(3)) - log_density(y, 1.75, mech.scale(4))
     assert losses[0] < losses[1] < losses[2] and losses[2] > 100
     assert mech.true_epsilon() == math.inf
+
+
+def test_means_data_dependent_scale() -> None:
+    mech = MeansDataDependentScale(0.5, lower=0.0, upper=4.0)
+    data = np.array([[1.0, 0.0], [2.0, 4.0], [9.0, 1.0], [np.nan, 3.0]])   # clipped column means 1.75, 2
+    out = mech(data, 20_000, np.random.default_rng(56))
+    assert out.shape == (20_000, 2) and mech.scale(4, 2) == pytest.approx(4.0)
+    assert ks_p(out[:, 0] - 1.75, "laplace", 0.0, 4.0) > P_MIN and ks_p(out[:, 1] - 2.0, "laplace", 0.0, 4.0) > P_MIN
+    np.testing.assert_allclose(mech.log_density(data, out[:3]),
+                               stats.laplace(1.75, 4.0).logpdf(out[:3, 0]) + stats.laplace(2.0, 4.0).logpdf(out[:3, 1]))
+    # add/remove: every column's scale moves (4 records: 4.0, 3 records: 16/3), so the loss grows with every |y_j|
+    fewer = data[:3]
+    y = np.array([[50.0, 50.0], [500.0, 50.0], [500.0, 500.0]])
+    losses = mech.log_density(fewer, y) - mech.log_density(data, y)
+    assert losses[0] < losses[1] < losses[2] and losses[2] > 60       # about 500·(1/4 − 3/16) per column
+    assert mech.true_epsilon() == math.inf
+    with pytest.raises(ValueError, match="2-D dataset"):
+        mech(np.array([1.0, 2.0]), 5, np.random.default_rng(0))
 
 
 # --- floating-point Laplace ------------------------------------------------------------------

@@ -10,6 +10,7 @@ from .binary_mechanism_missing_level import BinaryMechanismMissingLevel
 from .budget_spent_twice import BudgetSpentTwice
 from .data_dependent_scale import MeanDataDependentScale
 from .exponential_no_half import ExponentialMechanismNoHalf
+from .means_data_dependent_scale import MeansDataDependentScale
 from .float_laplace import FloatingPointLaplace
 from .gaussian_classic_large_epsilon import GaussianClassicLargeEpsilon
 from .geometric_ignores_sensitivity import GeometricIgnoresSensitivity
@@ -44,6 +45,7 @@ __all__ = [
     "LaplaceMSTL1ScaleForLInf",
     "LaplaceMSTTrueWeights",
     "MeanDataDependentScale",
+    "MeansDataDependentScale",
     "NoNoise",
     "NoisyMaxReturnsValue",
     "PAMSTDataDependentSensitivity",
