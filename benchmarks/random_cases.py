@@ -1,9 +1,9 @@
 """The auditor on randomly drawn instances of the hard failure classes, against the oracle bound.
 
-    python -m benchmarks.random_cases --count 192 --seed 0 --write docs/auditor.md   # about 14 min on 2 cores
+    python -m benchmarks.random_cases --count 216 --seed 0 --write docs/auditor.md   # about 16 min on 2 cores
     python -m benchmarks.random_cases --count 10 --quick                            # smoke run
 
-The suites hold instances this team chose; a user's mechanism is none of them.  This draws instances of eight
+The suites hold instances this team chose; a user's mechanism is none of them.  This draws instances of nine
 classes at random (:func:`draw_case`; mechanisms in :mod:`algorithms.hard.planted`, :mod:`algorithms.hard.joint`,
 :mod:`algorithms.classic.top_k` and :mod:`algorithms.classic.continual_counting`), each with 1-3 pairs of which one is
 the worst, and a claim that is either the true ε of the pairs (a *control*: any violation is a false alarm) or the
@@ -27,7 +27,11 @@ true ε divided by a factor drawn in [1.1, 4] (a *violation*):
 * ``counter`` -- :class:`~algorithms.classic.continual_counting.FactorisedCounter`: the noisy running counts of a 0/1
   stream of 4-32 steps by the Binary Mechanism or the square-root factorisation (ε in [0.2, 2]), the neighbours
   counting one step once more or once less (the loss is a sum over the noise nodes that step is counted in, mixed
-  into every later count).
+  into every later count);
+* ``scale`` -- :class:`~algorithms.hard.planted.ScaledNoise`: Laplace or Gaussian noise in 2-32 coordinates whose
+  *scale* moves with the input (a data-dependent scale: relative moves of 3-50 % in 1-``d`` coordinates, true ε =
+  ∞, the loss growing with the distance from the centre in all of them at once) and whose centres move within the
+  claim; controls move only the centres of Laplace noise at the claim.
 
 Each instance is audited by :func:`dpverify.audit` (``SAMPLES`` test and ``SEARCH`` search outputs per input,
 α = 0.05, 2 workers, seed = the instance's) and its oracle bound computed at the same budget
@@ -56,9 +60,10 @@ from algorithms.hard.joint import LaplaceVector
 from algorithms.classic.gaussian import analytic_gaussian_sigma
 from algorithms.classic.continual_counting import FactorisedCounter, binary_factors, square_root_factors
 from algorithms.classic.top_k import OneShotTopK
-from algorithms.hard.planted import GaussianVector, IndependentRR, MarkedLaplace, TabulatedPMF
+from algorithms.hard.planted import GaussianVector, IndependentRR, MarkedLaplace, ScaledNoise, TabulatedPMF
 
-KINDS = ("laplace-vector", "mixed-output", "rare-leak", "pmf-table", "bits-rr", "gaussian-delta", "top-k", "counter")
+KINDS = ("laplace-vector", "mixed-output", "rare-leak", "pmf-table", "bits-rr", "gaussian-delta", "top-k", "counter",
+         "scale")
 SAMPLES, SEARCH = 1_000_000, 200_000
 QUICK_SAMPLES, QUICK_SEARCH = 100_000, 20_000
 ALPHA = 0.05
@@ -290,13 +295,44 @@ def _counter(rng: np.random.Generator, violating: bool) -> tuple[Any, list, floa
     return mech, pairs, claim, true_eps, {"form": form, "T": T, "factor": round(factor, 3)}
 
 
+def _scale(rng: np.random.Generator, violating: bool) -> tuple[Any, list, float, float, dict]:
+    d = int(rng.choice([2, 4, 8, 16, 32]))
+    kind = str(rng.choice(["laplace", "gaussian"])) if violating else "laplace"
+    claim = _loguniform(rng, 0.1, 2.0)
+    mech = ScaledNoise(scale=1.0, kind=kind)
+    x0 = np.zeros((2, d))
+    x0[0] = rng.integers(0, 10, size=d)
+
+    def neighbour() -> tuple[Any, Any]:
+        x1 = x0.copy()
+        move = rng.normal(size=d) * (rng.random(d) < 0.5)
+        if violating:                                  # the scale of 1-d coordinates moves by 3-50 %, up or down
+            k = int(rng.integers(1, d + 1))
+            where = rng.choice(d, size=k, replace=False)
+            x1[1, where] = np.log1p(np.exp(rng.uniform(np.log(0.03), np.log(0.5), size=k)) * rng.choice([-0.5, 1.0], k))
+            share = float(rng.uniform(0.0, 1.0))       # the centres move within the claim (or not at all)
+        else:
+            move[int(rng.integers(d))] += 1.0          # a control moves some centre
+            share = 1.0
+        l1 = float(np.abs(move).sum())
+        if l1 > 0:
+            x1[0] += move * (share * claim / l1)       # Laplace noise of scale 1: the centres' ε is share·claim
+        return x0, x1
+
+    pairs = [neighbour() for _ in range(int(rng.integers(1, 3)))]
+    true_eps = max(mech.epsilon_on(a, b) for a, b in pairs)
+    if not violating:
+        claim = true_eps
+    return mech, pairs, claim, true_eps, {"d": d, "noise": kind, "factor": math.inf if violating else 1.0}
+
+
 _DRAW = {"laplace-vector": _laplace_vector, "mixed-output": _mixed_output, "rare-leak": _rare_leak,
          "pmf-table": _pmf_table, "bits-rr": _bits_rr, "gaussian-delta": _gaussian_delta, "top-k": _top_k,
-         "counter": _counter}
+         "counter": _counter, "scale": _scale}
 
 
 def draw_case(index: int, seed: int) -> Case:
-    """Instance ``index`` of the run with root ``seed``: kind ``KINDS[index % 8]``, a violation when
+    """Instance ``index`` of the run with root ``seed``: kind ``KINDS[index % 9]``, a violation when
     ``(index // 8)`` is even, parameters from ``SeedSequence(seed, spawn_key=(index,))``."""
     rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(index,)))
     kind = KINDS[index % len(KINDS)]
@@ -396,7 +432,7 @@ def _same_case(record: dict[str, Any], case: Case) -> bool:
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m benchmarks.random_cases", description=__doc__.split("\n\n")[0])
-    p.add_argument("--count", type=int, default=192, help="instances (default 192: 24 of each class)")
+    p.add_argument("--count", type=int, default=216, help="instances (default 216: 24 of each class)")
     p.add_argument("--seed", type=int, default=0, help="root seed of the instances and the audits (default 0)")
     p.add_argument("--quick", action="store_true", help=f"{QUICK_SAMPLES:,} + {QUICK_SEARCH:,} outputs per input")
     p.add_argument("--results", type=Path, help="JSON lines of finished instances (kept; a rerun skips them)")
