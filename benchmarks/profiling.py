@@ -81,6 +81,10 @@ def _search_rows(search: str) -> tuple[Phase, ...]:
               "item events"),
         Phase("innovations", "innovations (noise mixed by a causal linear map, fit)", "innovation_sum",
               "statistical/innovations.py", "events", "innovations fit"),
+        Phase("dispersion", "dispersion scores (noise scale moving with the input, fit)", "fit_dispersion",
+              "statistical/dispersion.py", "events", "dispersion fit"),
+        Phase("deeper", "deeper tails beside the best threshold candidates", "with_deeper", "statistical/deeper.py",
+              "events", "deeper tails"),
         Phase("fit_cells", "cell partition (fit)", "fit_cells", "statistical/cells.py", "cells", "cell fit"),
         Phase("atoms", "atom-sweep candidates", "atom_candidates", S, search, "atom-sweep candidates"),
     )

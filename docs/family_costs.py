@@ -34,6 +34,8 @@ FAMILIES: tuple[tuple[str, str, str], ...] = (
     ("product density-ratio score (fit)", "fit_product_ratio", "cells.py"),
     ("thresholds anchored at the pair's inputs", "anchored_specs", "anchors.py"),
     ("innovations (noise mixed by a causal linear map)", "innovation_sum", "innovations.py"),
+    ("dispersion scores (noise scale moving with the input)", "fit_dispersion", "dispersion.py"),
+    ("deeper tails beside the best threshold candidates", "with_deeper", "deeper.py"),
     ("atom sweep: hashing the sweep's rows", "row_hashes", "atoms.py"),
     ("atom sweep: candidates from repeated hashes", "atom_candidates", "search.py"),
     ("sampling contract checks", "contract_probe", "contract.py"),
