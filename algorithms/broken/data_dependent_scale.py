@@ -25,15 +25,15 @@ from typing import ClassVar
 
 import numpy as np
 
-from ..classic._validation import as_dataset, check_epsilon, check_n
-from ..classic.clipped_sum import check_bounds, clip_records
+from ..classic._validation import as_dataset, check_n
+from ..classic.clipped_sum import BoundedRecords, clip_records
 from ..noise import NoiseSource
 
 __all__ = ["MeanDataDependentScale"]
 
 
 @dataclass(frozen=True)
-class MeanDataDependentScale:
+class MeanDataDependentScale(BoundedRecords):
     """Claims ε; ``mean(clip(x)) + Lap((u − l)/(len(x)·ε))``. Output float64 ``(n,)``.
 
     Noise steps (:meth:`release`): one ``"mean"`` Laplace step protecting the clipped mean with the
@@ -41,15 +41,6 @@ class MeanDataDependentScale:
     """
 
     BUG_KIND: ClassVar[str] = "sensitivity"
-
-    epsilon: float
-    lower: float
-    upper: float
-    delta: ClassVar[float] = 0.0
-
-    def __post_init__(self) -> None:
-        check_epsilon(self.epsilon)
-        check_bounds(self.lower, self.upper)
 
     def scale(self, size: int) -> float:
         """The data-dependent Laplace scale ``(u − l)/(size·ε)`` for a dataset of ``size`` records."""

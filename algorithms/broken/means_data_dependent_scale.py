@@ -27,8 +27,8 @@ from typing import ClassVar
 
 import numpy as np
 
-from ..classic._validation import check_epsilon, check_n
-from ..classic.clipped_sum import check_bounds, clip_records
+from ..classic._validation import check_n
+from ..classic.clipped_sum import BoundedRecords, clip_records
 from ..noise import NoiseSource
 
 __all__ = ["MeansDataDependentScale"]
@@ -44,7 +44,7 @@ def _records(x: object) -> np.ndarray:
 
 
 @dataclass(frozen=True)
-class MeansDataDependentScale:
+class MeansDataDependentScale(BoundedRecords):
     """Claims ε; ``mean(clip(x), axis=0) + Lap(d·(u − l)/(len(x)·ε))`` per column. Output float64 ``(n, d)``.
 
     Noise steps (:meth:`release`): one ``"means"`` Laplace step protecting the clipped column means with the
@@ -52,15 +52,6 @@ class MeansDataDependentScale:
     """
 
     BUG_KIND: ClassVar[str] = "sensitivity"
-
-    epsilon: float
-    lower: float
-    upper: float
-    delta: ClassVar[float] = 0.0
-
-    def __post_init__(self) -> None:
-        check_epsilon(self.epsilon)
-        check_bounds(self.lower, self.upper)
 
     def sensitivity(self, size: int, d: int) -> float:
         """The ℓ1 sensitivity the scale is calibrated for: ``d·(u − l)/size`` (the bug: ``size`` is private)."""

@@ -29,7 +29,7 @@ from ._validation import as_dataset, check_epsilon, check_finite, check_n
 from .laplace import laplace_log_density
 from ..noise import NoiseSource
 
-__all__ = ["ClippedSum", "check_bounds", "sum_sensitivity", "clip_records"]
+__all__ = ["BoundedRecords", "ClippedSum", "check_bounds", "sum_sensitivity", "clip_records"]
 
 
 def check_bounds(lower: float, upper: float) -> tuple[float, float]:
@@ -52,16 +52,10 @@ def clip_records(records: np.ndarray, lower: float, upper: float) -> np.ndarray:
 
 
 @dataclass(frozen=True)
-class ClippedSum:
-    """``Σ clip(x_i, l, u) + Lap(max(|l|, |u|)/ε)``, NaN records counted as ``lower``.
-
-    ``x`` is a 1-D dataset (possibly empty). Output: float64 of shape ``(n,)``.
-
-    Noise steps (:meth:`release`): one ``"sum"`` Laplace step protecting ``Σ bounded_records(x)`` with ℓ1
-    sensitivity ``max(|l|, |u|)`` (``scale=max(|l|, |u|)/ε``).  Twins that override
-    :meth:`bounded_records` inherit :meth:`release`: the value is then what *they* sum, the declared
-    sensitivity still ``max(|l|, |u|)``.
-    """
+class BoundedRecords:
+    """The claimed ε and the clipping bounds ``[lower, upper]`` of a mechanism over bounded records, checked on
+    construction; the base of the clipped sums and means (:class:`ClippedSum`, :class:`~algorithms.classic.noisy_mean.
+    NoisyMean` and their broken twins)."""
 
     epsilon: float
     lower: float
@@ -71,6 +65,19 @@ class ClippedSum:
     def __post_init__(self) -> None:
         check_epsilon(self.epsilon)
         check_bounds(self.lower, self.upper)
+
+
+@dataclass(frozen=True)
+class ClippedSum(BoundedRecords):
+    """``Σ clip(x_i, l, u) + Lap(max(|l|, |u|)/ε)``, NaN records counted as ``lower``.
+
+    ``x`` is a 1-D dataset (possibly empty). Output: float64 of shape ``(n,)``.
+
+    Noise steps (:meth:`release`): one ``"sum"`` Laplace step protecting ``Σ bounded_records(x)`` with ℓ1
+    sensitivity ``max(|l|, |u|)`` (``scale=max(|l|, |u|)/ε``).  Twins that override
+    :meth:`bounded_records` inherit :meth:`release`: the value is then what *they* sum, the declared
+    sensitivity still ``max(|l|, |u|)``.
+    """
 
     @property
     def scale(self) -> float:

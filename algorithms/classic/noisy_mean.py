@@ -21,12 +21,12 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any
 
 import numpy as np
 
-from ._validation import as_dataset, check_epsilon, check_n
-from .clipped_sum import check_bounds, clip_records, sum_sensitivity
+from ._validation import as_dataset, check_n
+from .clipped_sum import BoundedRecords, clip_records, sum_sensitivity
 from ..noise import NoiseSource
 
 __all__ = ["NoisyMean", "mean_of"]
@@ -40,21 +40,12 @@ def mean_of(out: np.ndarray) -> np.ndarray:
 
 
 @dataclass(frozen=True)
-class NoisyMean:
+class NoisyMean(BoundedRecords):
     """``(Σ clip(x) + Lap(2B/ε), len(x) + Lap(2/ε))``, ``B = max(|l|, |u|)``. Output float64 ``(n, 2)``.
 
     Noise steps (:meth:`release`): ``"sum"`` (the clipped sum, ℓ1 sensitivity ``B``, scale ``2B/ε``) and
     ``"count"`` (``len(x)``, ℓ1 sensitivity 1, scale ``2/ε``), both Laplace.
     """
-
-    epsilon: float
-    lower: float
-    upper: float
-    delta: ClassVar[float] = 0.0
-
-    def __post_init__(self) -> None:
-        check_epsilon(self.epsilon)
-        check_bounds(self.lower, self.upper)
 
     @property
     def sum_scale(self) -> float:
