@@ -136,3 +136,17 @@ def test_audit_of_a_growing_loss_reaches_deeper(monkeypatch) -> None:
     assert len(deep.tests) > 3                                  # a finalist and its deeper events
     monkeypatch.setattr(deeper, "GROWTH_Z", math.inf)
     assert dpverify.audit(ScaledNoise(1.0), [pair], 0.3, **kw).epsilon_lower_bound < 0.93
+
+
+def test_the_search_attaches_deeper_events_only_when_asked() -> None:
+    """The fixed-sample audit tests them; the anytime audit's searches (SearchSettings(deeper=False)) skip the work."""
+    from dpverify.statistical.search import search_events
+
+    rng = np.random.default_rng(6)
+    o0, o1 = rng.laplace(0, 1.3, 200_000), rng.laplace(0, 1.0, 200_000)
+    kw = dict(n_test=N_TEST, z=Z, delta=0.0)
+    with_them = search_events(o0, o1, rng=np.random.default_rng(7), **kw)[0]
+    without = search_events(o0, o1, rng=np.random.default_rng(7), deeper=False, **kw)[0]
+    assert any(c.deeper for c in with_them)
+    assert not any(c.deeper for c in without)
+    assert [c.event for c in with_them] == [c.event for c in without]

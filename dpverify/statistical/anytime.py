@@ -432,7 +432,7 @@ def audit_anytime(
                     epoch_budget, epoch_used = ends[k] - position, 0
                     streams.maybe_move(vectors=bool(signature is not None and signature.shape))
                     found = streams.search(k, SearchSettings(max(ends[k] - position, 1000), z, delta, float_bits,
-                                                             nan_policy == "outcome", event_families))
+                                                             nan_policy == "outcome", event_families, deeper=False))
                     kinds.update(f.kind for f in found if f.kind)
                     bets = _choose(found, finalists, epsilon, delta, cap_a, grid, bets)
                     if keep_pairs is not None and narrows(position, samples):

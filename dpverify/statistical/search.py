@@ -359,12 +359,16 @@ class SearchSettings:
     nan_outcome: bool = False
     families: tuple[EventFamily, ...] = ()
     anchors: Anchors | None = None
+    #: attach deeper tails to the best threshold candidates (:mod:`dpverify.statistical.deeper`): the fixed-sample
+    #: audit tests them; the anytime audit's bets do not use them
+    deeper: bool = True
 
     def run(self, o0: NDArray, o1: NDArray, rng: np.random.Generator) -> tuple[list[Candidate], int, str]:
         """:func:`search_events` with these settings, the libraries' thread pools on one thread."""
         with single_threaded_libraries():
             return search_events(o0, o1, n_test=self.n_test, z=self.z, delta=self.delta, float_bits=self.float_bits,
-                                 nan_outcome=self.nan_outcome, rng=rng, families=self.families, anchors=self.anchors)
+                                 nan_outcome=self.nan_outcome, rng=rng, families=self.families, anchors=self.anchors,
+                                 deeper=self.deeper)
 
 
 def feature_events(feature: Feature, data: SearchInput, search: CandidateSearch) -> None:
@@ -396,6 +400,7 @@ def search_events(
     rng: np.random.Generator,
     families: Sequence[EventFamily] = (),
     anchors: Anchors | None = None,
+    deeper: bool = True,
 ) -> tuple[list[Candidate], int, str]:
     """Search events telling ``o0`` (outputs on ``x0``) from ``o1``, in both directions.
 
@@ -405,6 +410,8 @@ def search_events(
     families of the caller's own (:data:`EventFamily`), run after the built-in ones on the same halves; their
     candidates are ranked with everyone else's (family ``"tail"`` unless they name another).  ``anchors``: the
     pair's query answers (:func:`dpverify.statistical.anchors.input_anchors`), whose threshold events join the search.
+    ``deeper``: attach :func:`~dpverify.statistical.deeper.with_deeper`'s nested tail events to the best threshold
+    candidates (tested beside a finalist by :func:`dpverify.audit`).
     """
     n = len(o0)
     h = n // 2
@@ -463,5 +470,8 @@ def search_events(
         data = SearchInput(halves, kind, rng)
         for fam in families:
             fam(data, search)
-    values = None if sorted_columns is None else (lambda f, i: sorted_columns.feature(f, halves[i], i))
-    return with_deeper(search.finish(), halves, n_test, z, delta, values), search.scored, kind
+    found = search.finish()
+    if deeper:
+        values = None if sorted_columns is None else (lambda f, i: sorted_columns.feature(f, halves[i], i))
+        found = with_deeper(found, halves, n_test, z, delta, values)
+    return found, search.scored, kind
