@@ -12,10 +12,15 @@ Families (docs/architecture.md, "adding an event family"; docs/auditor.md):
   point masses ``{f(o) = a}`` on a scalar *feature* ``f``: the output itself, each coordinate of a
   vector, its sum / max / min / argmax, its clipped sums (:mod:`.anchors`: at the inputs' answers or the medians);
 * a **learned event** for vector outputs: a logistic-regression score threshold (DP-Sniper,
-  Bichsel et al. S&P 2021), fitted on the search sample;
+  Bichsel et al. S&P 2021), fitted on the search sample; the product density-ratio score
+  (:mod:`.cells`), the innovations' clipped sum (:mod:`.innovations`) and the dispersion scores of noise
+  scales that move with the input (:mod:`.dispersion`), each a feature of the same events;
 * optionally (``float_bits``) **floating-point events** on the position of the lowest set bit of a
   double (Mironov 2012's attack on textbook floating-point Laplace);
 * ``{o contains NaN}`` when NaN outputs are admitted as outcomes (``nan_policy="outcome"``).
+
+The best threshold candidates of each direction get nested events deeper in their tails attached
+(:mod:`.deeper`), which the audit tests beside them when they become finalists.
 
 The search sample is split in two halves.  Each family's best event is *chosen* on the first half and
 *scored* on the second, so that the ranking of candidates across families, pairs and directions is not
