@@ -62,26 +62,32 @@ def deeper_events(event: IntervalEvent, num: NDArray, den: NDArray, project: Pro
     v_num, v_den = v_num[~np.isnan(v_num)], v_den[~np.isnan(v_den)]       # NaN is in no interval
     if not len(v_num) or not len(v_den):
         return []
-    k_num = int(np.count_nonzero((v_num >= lo) & (v_num <= hi)))
-    k_den = int(np.count_nonzero((v_den >= lo) & (v_den <= hi)))
-    pooled = np.concatenate([v_num, v_den])
-    median = float(np.partition(pooled, len(pooled) // 2)[len(pooled) // 2])
-    if hi == math.inf or lo >= median:
-        sign = 1.0
-    elif lo == -math.inf or hi <= median:
-        sign = -1.0
-    else:
-        return []
     one_sided = (lo == -math.inf) != (hi == math.inf)
-    best = float(project(np.array([k_num]), np.array([k_den]))[0])
+    k_num = int(np.count_nonzero((v_num >= lo) & (v_num <= hi)))
     steps = range(1 if one_sided else 0, STEPS + (1 if one_sided else 0))
     ranks = [r for r in (int(k_num * SHRINK ** step) for step in steps) if r >= MIN_COUNT]
     if not ranks:
         return []
-    # in the upper tail's orientation the nested events are {sign·f >= t}: only the numerator's largest values
-    # (the first rank's many) are sorted, largest first
+    if hi == math.inf:
+        sign = 1.0
+    elif lo == -math.inf:
+        sign = -1.0
+    else:                                      # an interval: the tail beyond its end away from the pooled median
+        pooled = np.concatenate([v_num, v_den])
+        median = float(np.partition(pooled, len(pooled) // 2)[len(pooled) // 2])
+        if lo >= median:
+            sign = 1.0
+        elif hi <= median:
+            sign = -1.0
+        else:
+            return []
+    k_den = int(np.count_nonzero((v_den >= lo) & (v_den <= hi)))
+    best = float(project(np.array([k_num]), np.array([k_den]))[0])
+    # in the upper tail's orientation the nested events are {sign·f >= t}; the r-th largest values lie in the tail
+    # from the event's inner end (it holds the event's k_num values and any beyond), which alone is sorted
     s_num, s_den = sign * v_num, sign * v_den
-    top = np.sort(np.partition(s_num, len(s_num) - ranks[0])[len(s_num) - ranks[0]:])[::-1]
+    inner = sign * (lo if sign > 0 else hi)
+    top = np.sort(s_num[s_num >= inner])[::-1]
     found: list[IntervalEvent] = []
     last = math.inf
     for r in ranks:
@@ -110,19 +116,25 @@ def grows(k_num: int, k_den: int, kn: int, kd: int) -> bool:
     return diff > GROWTH_Z * math.sqrt(var)
 
 
-def _deeper_outside(event: IntervalEvent, num: NDArray, den: NDArray, project: ProjectedBound) -> list[IntervalEvent]:
+def _deeper_outside(event: IntervalEvent, num: NDArray, den: NDArray,
+                    project: ProjectedBound) -> list[IntervalEvent]:
     """:func:`deeper_events` of two-sided tails ``{f < low or f > high}``: both tails shrunk together, each to a
     third, a ninth, ... of its numerator count (NaN, as +inf for these events, stays in the upper tail)."""
-    v_num = np.sort(np.where(np.isnan(num), np.inf, num))
-    v_den = np.sort(np.where(np.isnan(den), np.inf, den))
+    low, high = event.low, event.high
+    # only the values in the two tails matter (the nested tails lie inside them), each tail sorted on its own
+    tails = []
+    for v in (num, den):
+        v = np.where(np.isnan(v), np.inf, v)
+        tails.append((np.sort(v[v < low]), np.sort(v[v > high])))
+    (num_low, num_high), _ = tails
+    if len(num_low) + len(num_high) < MIN_COUNT:
+        return []
 
     def counts(lo: float, hi: float) -> tuple[int, int]:
-        return tuple(int(np.searchsorted(v, lo, "left") + len(v) - np.searchsorted(v, hi, "right"))
-                     for v in (v_num, v_den))
+        return tuple(int(np.searchsorted(a, lo, "left") + len(b) - np.searchsorted(b, hi, "right")) for a, b in tails)
 
-    below = int(np.searchsorted(v_num, event.low, "left"))
-    above = int(len(v_num) - np.searchsorted(v_num, event.high, "right"))
-    k0 = counts(event.low, event.high)
+    below, above = len(num_low), len(num_high)
+    k0 = (below + above, len(tails[1][0]) + len(tails[1][1]))
     best = float(project(np.array([k0[0]]), np.array([k0[1]]))[0])
     found: list[IntervalEvent] = []
     last = below + above
@@ -131,8 +143,8 @@ def _deeper_outside(event: IntervalEvent, num: NDArray, den: NDArray, project: P
         if a + b < MIN_COUNT:
             break
         # the a-th smallest and b-th largest values lie inside the new tails: strict bounds just beyond them
-        lo = float(np.nextafter(v_num[a - 1], np.inf)) if a else -math.inf
-        hi = float(np.nextafter(v_num[len(v_num) - b], -np.inf)) if b else math.inf
+        lo = float(np.nextafter(num_low[a - 1], np.inf)) if a else -math.inf
+        hi = float(np.nextafter(num_high[len(num_high) - b], -np.inf)) if b else math.inf
         kn, kd = counts(lo, hi)
         if kn >= last:
             break
