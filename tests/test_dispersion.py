@@ -99,7 +99,9 @@ def test_fit_on_the_searchs_sorted_columns_equals_its_own() -> None:
     x0, x1 = _inputs(6, {0: 0.1, 3: 0.1, 5: 0.1})
     rng = np.random.default_rng(4)
     s0, s1 = mech(x0, 40_000, rng), mech(x1, 40_000, rng)
-    assert fit_dispersion(s0, s1, SortedColumns(s0, s1, s0, s1)) == fit_dispersion(s0, s1)
+    columns = SortedColumns(s0, s1, s0, s1)
+    assert fit_dispersion(s0, s1, columns) == fit_dispersion(s0, s1)
+    assert fit_dispersion(s0, s1, columns, columns.pooled) == fit_dispersion(s0, s1)
 
 
 def test_score_of_a_row_with_a_non_finite_value_is_nan() -> None:

@@ -27,7 +27,7 @@ independent of them."""
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -95,14 +95,15 @@ class DispersionScore:
         return s
 
 
-def fit_dispersion(sel0: NDArray, sel1: NDArray,
-                   sorted_column: SortedColumn | None = None) -> list[DispersionScore]:
+def fit_dispersion(sel0: NDArray, sel1: NDArray, sorted_column: SortedColumn | None = None,
+                   pooled_column: Callable[[int], NDArray] | None = None) -> list[DispersionScore]:
     """The dispersion scores of a vector search with selection-half outputs ``sel0``, ``sel1`` (``(n, k)`` numeric
     rows, ``k >= 2``): one per power in :data:`POWERS` that uses two coordinates or more, of the first
     :data:`MAX_COLUMNS` columns that are finite and fine-grained noise on both halves
     (:func:`~dpverify.statistical.innovations.fine_grained_sorted`: not labels, bits or a "not released" mass).
     Empty where no score applies.  ``sorted_column(j)``: column ``j`` of both halves with NaN as +inf, sorted (the
-    search's :class:`~dpverify.statistical.columns.SortedColumns`); sorted here without it."""
+    search's :class:`~dpverify.statistical.columns.SortedColumns`); sorted here without it.  ``pooled_column(j)``: the
+    two sorted together (the search's, which its other fits and events share; merged here without it)."""
     if (sel0.ndim != 2 or sel0.shape[1] < 2 or sel0.dtype.kind not in "biuf" or sel1.dtype.kind not in "biuf"
             or min(len(sel0), len(sel1)) < 8):
         return []
@@ -115,8 +116,11 @@ def fit_dispersion(sel0: NDArray, sel1: NDArray,
                   else (np.sort(sel0[:, j].astype(np.float64)), np.sort(sel1[:, j].astype(np.float64))))
         if not all(np.isfinite(s[0]) and np.isfinite(s[-1]) for s in (s0, s1)):
             continue
-        pooled = np.concatenate([s0, s1])
-        pooled.sort(kind="stable")                 # two sorted runs: merged in linear time
+        if pooled_column is not None:
+            pooled = pooled_column(j)
+        else:
+            pooled = np.concatenate([s0, s1])
+            pooled.sort(kind="stable")             # two sorted runs: merged in linear time
         if not fine_grained_sorted(pooled):
             continue
         centre = float(pooled[len(pooled) // 2])

@@ -463,7 +463,8 @@ def search_events(
         unmixed = innovation_sum(halves[0], halves[1])
         if unmixed is not None:
             features.append(unmixed)
-        features += fit_dispersion(halves[0], halves[1], sorted_columns)
+        features += fit_dispersion(halves[0], halves[1], sorted_columns,
+                                   None if sorted_columns is None else sorted_columns.pooled)
     _scalar_features(features, halves, search, sorted_columns)
     if anchors is not None:
         search.families(anchored_specs(halves, anchors, sorted_columns, table if discrete_dtype else None))
