@@ -92,3 +92,42 @@ def test_the_point_mass_slot_takes_the_rare_mass_of_largest_score() -> None:
                          workers=1)
     assert res.violation and res.epsilon_lower_bound > 1.85
     assert res.witness is not None and res.witness.test.count_den == 0
+
+
+def test_a_clipped_sums_own_atoms_take_no_point_mass_slot() -> None:
+    # The input leaked with probability 7.1e-5 under x1 only (8 coordinates): the leak's atom out[0] = 3 is seen about
+    # 7 / 0 times on the scoring half, and a clipped sum of first differences at the medians has an atom where all
+    # coordinates saturate, seen 8 / 0 times there (41 / 5 in the test: the continuous outputs' corner, not a point
+    # mass of the output).  The slot took the clipped sum's atom (bound 0.71) and the audit passed at 1.687 where the
+    # oracle is 2.71; the slot now takes the output's own point masses before a feature's (search.SELF_ATOMS).  The instance is
+    # benchmarks/random_cases.py's rare-leak-164 at seed 2, written out here.
+    import dpverify
+    from algorithms.hard.planted import MarkedLaplace
+
+    mech = MarkedLaplace(scale=0.5891213396386517, p_low=0.0, p_high=7.065813962086279e-05, trigger=3.0,
+                         marker="input")
+    x0 = np.array([2.0, 2.0, 3.0, 4.0, 1.0, 2.0, 2.0, 3.0])
+    res = dpverify.audit(mech, [(x0, x0 + np.eye(8)[0])], 1.6974431797248564, samples=1_000_000,
+                         search_samples=200_000, alpha=0.05, seed=np.random.SeedSequence(2, spawn_key=(164, 1)),
+                         workers=1)
+    assert res.violation and res.epsilon_lower_bound > 2.0
+    assert res.witness is not None and res.witness.test.count_den == 0
+
+
+def test_self_made_atoms_are_a_family_of_their_own() -> None:
+    # a clipped sum of Laplace coordinates has atoms at its clip bounds (every coordinate saturated), a coordinate
+    # has none; a marker row planted in both makes atoms of the coordinate's own: those keep the family atom
+    from dpverify.statistical.anchors import clipped_sum, input_anchors
+    from dpverify.statistical.features import Column
+    from dpverify.statistical.search import _feature_specs
+
+    rng = np.random.default_rng(5)
+    x0, x1 = np.zeros(3), np.ones(3)
+    halves = tuple(x + rng.laplace(0.0, 1.0, size=(4_000, 3)) for x in (x0, x1, x0, x1))
+    for h in halves:
+        h[:5] = 7.0                                     # a marker row, five times in each half
+    clipped = clipped_sum(input_anchors(x0, x1), (3,))
+    assert clipped is not None
+    families = {spec[4]: spec[5] for f in (clipped, Column(0)) for spec in _feature_specs(f, halves)}
+    assert families[f"{clipped.name}:atom"] == "self-atom"
+    assert families["out[0]:atom"] == "atom"

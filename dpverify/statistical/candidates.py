@@ -25,10 +25,11 @@ from dpverify.statistical.stats import epsilon_lower_bound, wilson_lower, wilson
 __all__ = ["MASS_FAMILIES", "Candidate", "CandidateSearch", "rank_candidates"]
 
 
-#: Families of point masses (an output value, NaN): each pair and direction keeps a finalist slot for the best of them
-#: (:func:`dpverify.statistical.search_phase.search_phase`), and their scoring-half score is the bound projected at
-#: their scoring-half frequencies as they are (:meth:`CandidateSearch.projection`).
-MASS_FAMILIES = ("atom", "nan")
+#: Families of point masses (an output value, NaN; ``self-atom``: a point mass a feature makes of continuous outputs, a
+#: clipped sum where its coordinates saturate): each pair and direction keeps a finalist slot for the best of them
+#: (:func:`dpverify.statistical.search_phase.search_phase`: the output's own masses first), and their scoring-half
+#: score is the bound projected at their scoring-half frequencies as they are (:meth:`CandidateSearch.projection`).
+MASS_FAMILIES = ("atom", "nan", "self-atom")
 
 
 @dataclass(frozen=True)
@@ -45,7 +46,7 @@ class Candidate:
     count_num: int
     count_den: int
     group: str
-    family: str = "tail"   # tail | atom | outcomes | cells | learned | nan: finalists are chosen per family
+    family: str = "tail"   # tail | atom | self-atom | outcomes | cells | learned | nan: finalists are chosen per family
     n_score: int | None = None   # size of the scoring half its counts come from (None: the search's)
     deeper: tuple[Event, ...] = ()   # nested events deeper in its tail, tested beside it (dpverify.statistical.deeper)
     share: float = 1.0               # the share of a finalist's test level it is tested at (its deeper events split it)

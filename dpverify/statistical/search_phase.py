@@ -275,6 +275,10 @@ def search_phase(mechanism: Mechanism, pair_list: Sequence[Pair], *, search_samp
     # rare masses, again put a leak seen 8 / 0 times below a clipped sum's value seen 37 / 6 times
     mass = [r for r in order if candidates[r][1].family in MASS_FAMILIES and candidates[r][1].score > floor
             and candidates[r][1].count_num + candidates[r][1].count_den <= RARE_MASS_SHARE * n_scores[r]]
+    # the output's own point masses first: a feature's self-made atom (a clipped sum's saturated corner, family
+    # self-atom) mixes the continuous outputs' rare corner with any leak there, and is a tail event of that feature
+    own = [r for r in mass if candidates[r][1].family != "self-atom"]
+    mass = own or mass
     if mass and finalists > 1:
         best = max(mass, key=lambda r: candidates[r][1].score)
         order = np.r_[[best], [r for r in order if r != best]].astype(np.intp)
