@@ -252,7 +252,8 @@ def _enough(columns: list[int], differences: bool) -> bool:
 
 def median_clipped_sum(sel0: NDArray, sel1: NDArray, differences: bool = False,
                        inputs: ClippedSum | None = None, single: bool = False,
-                       rows: int = MEDIAN_ROWS, sorted_column: SortedColumn | None = None) -> ClippedSum | None:
+                       rows: int = MEDIAN_ROWS, sorted_column: SortedColumn | None = None,
+                       first_is_column: bool = True) -> ClippedSum | None:
     """The :class:`ClippedSum` at the columns' medians: column ``j`` (or, with ``differences``, the difference
     ``o_j − o_{j−1}``) clipped to its medians under the two inputs, estimated on the first ``rows``
     (:data:`MEDIAN_ROWS`) rows of the selection-half outputs ``sel0`` and ``sel1`` (``(n, k)``), signed by their
@@ -268,7 +269,8 @@ def median_clipped_sum(sel0: NDArray, sel1: NDArray, differences: bool = False,
     error for Laplace and normal noise) and by at least :data:`MOVE_SHARE` of the largest move.  Medians within
     their noise of each other make a feature of noise; one moving column alone makes that column again (its events
     are the search's own; ``single``: one other than the first suffices, for columns that are no column of the
-    output, such as the innovations of :mod:`dpverify.statistical.innovations`).  ``None`` too when the medians agree
+    output, such as the innovations of :mod:`dpverify.statistical.innovations`; any one when not ``first_is_column``:
+    independent components, none of which is a column).  ``None`` too when the medians agree
     with ``inputs`` (:func:`clipped_sum` of the same view): each within :data:`SAME_Z` standard errors of its input's
     answer (a column ``inputs`` leaves out: the two medians within that of each other), where the inputs are the
     answers and their view is the exact one.
@@ -318,7 +320,8 @@ def median_clipped_sum(sel0: NDArray, sel1: NDArray, differences: bool = False,
             return None
         moving = [j for j in cols
                   if gap[j] > MOVE_Z * math.hypot(e0[j], e1[j]) and gap[j] >= MOVE_SHARE * gap[cols].max()]
-    if not (_enough(moving, differences) or (single and moving and moving != [0])) or _agree(inputs, m0, e0, m1, e1):
+    if (not (_enough(moving, differences) or (single and moving and (moving != [0] or not first_is_column)))
+            or _agree(inputs, m0, e0, m1, e1)):
         return None
     return ClippedSum(tuple(cols), tuple(float(min(m0[j], m1[j])) for j in cols),
                       tuple(float(max(m0[j], m1[j])) for j in cols),

@@ -38,8 +38,8 @@ from scipy.linalg import LinAlgError, cholesky, solve_triangular
 from dpverify.statistical.anchors import MEDIAN_ROWS, ClippedSum, median_clipped_sum
 from dpverify.statistical.columns import MAX_COLUMNS
 
-__all__ = ["InnovationSum", "innovation_map", "innovation_sum", "fine_grained", "fine_grained_sorted", "TRIVIAL",
-           "TRIVIAL_SE"]
+__all__ = ["InnovationSum", "Whitening", "whitening", "innovation_map", "innovation_sum", "unmixed_sum",
+           "fine_grained", "fine_grained_sorted", "TRIVIAL", "TRIVIAL_SE"]
 
 #: largest coefficient (relative to the diagonal, in standard units) by which an unmixing may differ from the identity
 #: or from the first differences and still count as one of them (:func:`innovation_map`), or :data:`TRIVIAL_SE`
@@ -58,15 +58,31 @@ MIN_DISTINCT, MAX_ATOM = 16, 0.25
 INNOVATION_ROWS = 65_536
 
 
-def innovation_map(sel0: NDArray, sel1: NDArray) -> tuple[tuple[int, ...], NDArray, NDArray] | None:
-    """The unmixing fitted on the selection-half outputs ``sel0`` and ``sel1`` (``(n, k)`` numeric rows): the
-    output columns it uses (of the first :data:`MAX_COLUMNS`, those that are finite on both halves and fine-grained
-    noise -- :data:`MIN_DISTINCT` values or more and no value held by more than :data:`MAX_ATOM` of the rows, not
-    labels, bits or SVT's "not released" -- less those a linear function of the ones before), and the lower-triangular
-    matrix ``A`` and offset ``c`` with ``e = A·o[columns] + c`` the innovations at unit variance.  ``None`` when the
-    rows are not numeric rows of two columns or more, when fewer than two columns are kept, and when the unmixing is
-    the identity or the first differences to within :data:`TRIVIAL` (or :data:`TRIVIAL_SE` standard errors; the
-    search's coordinates and :class:`~dpverify.statistical.anchors.ClippedSum`'s differences view have those)."""
+@dataclass(frozen=True, eq=False)
+class Whitening:
+    """The noise of the selection half's usable columns ``columns`` at unit variance: ``e = unmix·(o[columns] − mean)``
+    with ``unmix`` lower triangular (:func:`whitening`), ``mean`` the input's own column means (``mean0``, ``mean1``);
+    ``centred`` the rows it was fitted on, both inputs', each less its own means."""
+
+    columns: tuple[int, ...]
+    unmix: NDArray = field(repr=False)
+    mean0: NDArray = field(repr=False)
+    mean1: NDArray = field(repr=False)
+    sd: NDArray = field(repr=False)
+    centred: NDArray = field(repr=False)
+
+    def offset(self, unmix: NDArray) -> NDArray[np.float64]:
+        """The offset that centres ``unmix·o[columns]`` between the two inputs' means."""
+        return -unmix @ ((self.mean0 + self.mean1) / 2)
+
+
+def whitening(sel0: NDArray, sel1: NDArray) -> Whitening | None:
+    """The columns of the selection-half outputs ``sel0`` and ``sel1`` (``(n, k)`` numeric rows) that are noise (of
+    the first :data:`MAX_COLUMNS`, those that are finite on both halves and fine-grained -- :data:`MIN_DISTINCT` values
+    or more and no value held by more than :data:`MAX_ATOM` of the rows, not labels, bits or SVT's "not released" --
+    less those a linear function of the ones before), whitened by the Cholesky factor of their covariance on the
+    first :data:`~dpverify.statistical.anchors.MEDIAN_ROWS` rows of each half.  ``None`` when the rows are not numeric
+    rows of two columns or more, or fewer than two columns are kept."""
     if (sel0.ndim != 2 or sel0.shape[1] < 2 or sel0.dtype.kind not in "biuf" or sel1.dtype.kind not in "biuf"
             or min(len(sel0), len(sel1)) < 8):
         return None
@@ -96,10 +112,24 @@ def innovation_map(sel0: NDArray, sel1: NDArray) -> tuple[tuple[int, ...], NDArr
         return None
     factor = cholesky(corr[np.ix_(kept, kept)], lower=True)
     unmix = solve_triangular(factor, np.eye(len(kept)), lower=True) / sd[kept]     # e = unmix·(o − mean)
-    if _trivial(unmix, kept, sd[kept], max(TRIVIAL, TRIVIAL_SE / float(np.sqrt(len(centred))))):
+    return Whitening(tuple(kept), unmix, mean0[kept], mean1[kept], sd[kept], centred[:, kept])
+
+
+def innovation_map(sel0: NDArray, sel1: NDArray,
+                   white: Whitening | None = None) -> tuple[tuple[int, ...], NDArray, NDArray] | None:
+    """The unmixing fitted on the selection-half outputs ``sel0`` and ``sel1`` (``(n, k)`` numeric rows): the
+    output columns it uses (those of :func:`whitening`), and the lower-triangular matrix ``A`` and offset ``c`` with
+    ``e = A·o[columns] + c`` the innovations at unit variance.  ``None`` where :func:`whitening` is, and when the
+    unmixing is the identity or the first differences to within :data:`TRIVIAL` (or :data:`TRIVIAL_SE` standard
+    errors; the search's coordinates and :class:`~dpverify.statistical.anchors.ClippedSum`'s differences view have
+    those).  ``white``: :func:`whitening` of the same halves, when the caller has it."""
+    white = whitening(sel0, sel1) if white is None else white
+    if white is None:
         return None
-    offset = -unmix @ ((mean0[kept] + mean1[kept]) / 2)
-    return tuple(kept), unmix, offset
+    kept = list(white.columns)
+    if _trivial(white.unmix, kept, white.sd, max(TRIVIAL, TRIVIAL_SE / float(np.sqrt(len(white.centred))))):
+        return None
+    return white.columns, white.unmix, white.offset(white.unmix)
 
 
 def fine_grained(rows: NDArray) -> NDArray[np.bool_]:
@@ -147,10 +177,12 @@ class InnovationSum:
     matrix: NDArray = field(repr=False)
     offset: NDArray = field(repr=False)
     clipped: ClippedSum
+    #: what the unmixed coordinates are (:mod:`dpverify.statistical.independent`: "independent components")
+    label: str = "innovations"
 
     @property
     def name(self) -> str:
-        return "clipped-sum(innovations, medians)"
+        return f"clipped-sum({self.label}, medians)"
 
     def innovations(self, cols: NDArray) -> NDArray[np.float64]:
         """The innovations, one row per innovation, from ``cols`` (the used output columns, one row each)."""
@@ -187,20 +219,26 @@ def _nan_for_nonfinite(cols: NDArray) -> NDArray[np.float64]:
     return cols if np.isfinite(cols).all() else np.where(np.isfinite(cols), cols, np.nan)
 
 
-def innovation_sum(sel0: NDArray, sel1: NDArray) -> InnovationSum | None:
+def innovation_sum(sel0: NDArray, sel1: NDArray, white: Whitening | None = None) -> InnovationSum | None:
     """The :class:`InnovationSum` of a vector search with selection-half outputs ``sel0``, ``sel1``: the unmixing
     of :func:`innovation_map`, then the clipped sum at the innovations' medians under the two inputs
     (:func:`~dpverify.statistical.anchors.median_clipped_sum`; one moving innovation other than the first suffices:
     it is no column of the output, while the first is its first column rescaled).  ``None`` where either is."""
-    found = innovation_map(sel0, sel1)
-    if found is None:
-        return None
-    columns, matrix, offset = found
+    found = innovation_map(sel0, sel1, white)
+    return None if found is None else unmixed_sum(sel0, sel1, *found)
+
+
+def unmixed_sum(sel0: NDArray, sel1: NDArray, columns: tuple[int, ...], matrix: NDArray, offset: NDArray,
+                label: str = "innovations") -> InnovationSum | None:
+    """The clipped sum at the medians under the two inputs of the unmixed coordinates ``matrix·o[columns] + offset``
+    of the first :data:`INNOVATION_ROWS` rows of each selection half (``label`` names them), or ``None`` when fewer
+    than two of them move, or only the first of innovations (the first output column rescaled)."""
     views = []
     for sel in (sel0, sel1):
         cols = np.asarray(sel[:INNOVATION_ROWS], dtype=np.float64)[:, list(columns)].T
         views.append(_unmixed(matrix, offset, _nan_for_nonfinite(cols)).T)
-    clipped = median_clipped_sum(views[0], views[1], single=True, rows=INNOVATION_ROWS)
+    clipped = median_clipped_sum(views[0], views[1], single=True, rows=INNOVATION_ROWS,
+                                 first_is_column=label == "innovations")
     if clipped is None:
         return None
-    return InnovationSum(columns, matrix, offset, clipped)
+    return InnovationSum(columns, matrix, offset, clipped, label)

@@ -45,7 +45,8 @@ from numpy.typing import NDArray
 from dpverify.statistical.anchors import Anchors, ClippedSum, anchored_specs, clipped_sums
 from dpverify.statistical.deeper import with_deeper
 from dpverify.statistical.dispersion import DispersionScore, fit_dispersion
-from dpverify.statistical.innovations import InnovationSum, innovation_sum
+from dpverify.statistical.independent import independent_sum
+from dpverify.statistical.innovations import InnovationSum, innovation_sum, whitening
 from dpverify.statistical.atoms import HashSetEvent, repeated_hashes
 from dpverify.statistical.cells import (CellSetEvent, ProductRatioScore, bin_counts, fit_cells_and_codes,
                                        fit_product_ratio, nan_start, sorted_distinct, tail_ranks)
@@ -470,9 +471,10 @@ def search_events(
             if ratio is not None:
                 features.append(ratio)
         features += clipped_sums(anchors, halves[0], halves[1], sorted_columns)
-        unmixed = innovation_sum(halves[0], halves[1])
-        if unmixed is not None:
-            features.append(unmixed)
+        white = whitening(halves[0], halves[1])
+        for unmixed in (innovation_sum(halves[0], halves[1], white), independent_sum(halves[0], halves[1], white)):
+            if unmixed is not None:
+                features.append(unmixed)
         features += fit_dispersion(halves[0], halves[1], sorted_columns,
                                    None if sorted_columns is None else sorted_columns.pooled)
     _scalar_features(features, halves, search, sorted_columns)
