@@ -1,11 +1,12 @@
 """The auditor on randomly drawn instances of the hard failure classes, against the oracle bound.
 
-    python -m benchmarks.random_cases --count 216 --seed 0 --write docs/auditor.md   # about 16 min on 2 cores
+    python -m benchmarks.random_cases --count 240 --seed 0 --write docs/auditor.md   # about 13 min on 2 cores
     python -m benchmarks.random_cases --count 10 --quick                            # smoke run
 
-The suites hold instances this team chose; a user's mechanism is none of them.  This draws instances of nine
+The suites hold instances this team chose; a user's mechanism is none of them.  This draws instances of ten
 classes at random (:func:`draw_case`; mechanisms in :mod:`algorithms.hard.planted`, :mod:`algorithms.hard.joint`,
-:mod:`algorithms.classic.top_k` and :mod:`algorithms.classic.continual_counting`), each with 1-3 pairs of which one is
+:mod:`algorithms.hard.mixed_noise`, :mod:`algorithms.classic.top_k` and :mod:`algorithms.classic.continual_counting`),
+each with 1-3 pairs of which one is
 the worst, and a claim that is either the true ε of the pairs (a *control*: any violation is a false alarm) or the
 true ε divided by a factor drawn in [1.1, 4] (a *violation*):
 
@@ -31,7 +32,11 @@ true ε divided by a factor drawn in [1.1, 4] (a *violation*):
 * ``scale`` -- :class:`~algorithms.hard.planted.ScaledNoise`: Laplace or Gaussian noise in 2-32 coordinates whose
   *scale* moves with the input (a data-dependent scale: relative moves of 3-50 % in 1-``d`` coordinates, true ε =
   ∞, the loss growing with the distance from the centre in all of them at once) and whose centres move within the
-  claim; controls move only the centres of Laplace noise at the claim.
+  claim; controls move only the centres of Laplace noise at the claim;
+* ``mixing`` -- :class:`~algorithms.hard.mixed_noise.MixedLaplace`: ``M·(x + Lap(scale))`` in 2-32 coordinates, ``M``
+  a random orthogonal matrix, a random Gaussian one, the Haar synthesis matrix (a wavelet release) or a random
+  lower-triangular one (a causal release), the pairs as for ``laplace-vector``: the loss lives in the noise's
+  coordinates, which every output coordinate mixes.
 
 Each instance is audited by :func:`dpverify.audit` (``SAMPLES`` test and ``SEARCH`` search outputs per input,
 α = 0.05, 2 workers, seed = the instance's) and its oracle bound computed at the same budget
@@ -55,15 +60,17 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from numpy.typing import NDArray
 
 from algorithms.hard.joint import LaplaceVector
 from algorithms.classic.gaussian import analytic_gaussian_sigma
 from algorithms.classic.continual_counting import FactorisedCounter, binary_factors, square_root_factors
 from algorithms.classic.top_k import OneShotTopK
+from algorithms.hard.mixed_noise import MixedLaplace, haar_matrix
 from algorithms.hard.planted import GaussianVector, IndependentRR, MarkedLaplace, ScaledNoise, TabulatedPMF
 
 KINDS = ("laplace-vector", "mixed-output", "rare-leak", "pmf-table", "bits-rr", "gaussian-delta", "top-k", "counter",
-         "scale")
+         "scale", "mixing")
 SAMPLES, SEARCH = 1_000_000, 200_000
 QUICK_SAMPLES, QUICK_SEARCH = 100_000, 20_000
 ALPHA = 0.05
@@ -130,24 +137,62 @@ def _decoys(rng: np.random.Generator, worst: tuple[Any, Any], weaker: list[tuple
     return [pairs[i] for i in rng.permutation(len(pairs))]
 
 
-def _laplace_vector(rng: np.random.Generator, violating: bool) -> tuple[Any, list, float, float, dict]:
-    d = int(rng.choice([1, 2, 4, 8, 16, 32]))
+def _moves(rng: np.random.Generator, d: int) -> tuple[NDArray, NDArray, int]:
+    """An input of ``d`` integers in [0, 10) and a move of ±1 or ±2 in ``k`` = 1-``d`` of its coordinates."""
     k = int(rng.integers(1, d + 1))
     x0 = rng.integers(0, 10, size=d).astype(float)
     delta = np.zeros(d)
     where = rng.choice(d, size=k, replace=False)
     delta[where] = rng.choice([-2.0, -1.0, 1.0, 2.0], size=k)
+    return x0, delta, k
+
+
+def _part_pairs(rng: np.random.Generator, x0: NDArray, delta: NDArray) -> list[tuple[Any, Any]]:
+    """The pair ``(x0, x0 + delta)`` and 0-2 weaker ones, moving a random part of ``delta``."""
+    weaker = []
+    for _ in range(2):
+        part = delta * (rng.random(len(delta)) < 0.5)
+        if np.abs(part).sum() > 0:
+            weaker.append((x0, x0 + part))
+    return _decoys(rng, (x0, x0 + delta), weaker)
+
+
+def _laplace_vector(rng: np.random.Generator, violating: bool) -> tuple[Any, list, float, float, dict]:
+    d = int(rng.choice([1, 2, 4, 8, 16, 32]))
+    x0, delta, k = _moves(rng, d)
     true_eps = _loguniform(rng, 0.2, 2.0)
     l1 = float(np.abs(delta).sum())
     mech = LaplaceVector(epsilon=true_eps, calibrated_for=l1)          # scale = l1 / true ε
-    weaker = []
-    for _ in range(2):
-        part = delta * (rng.random(d) < 0.5)
-        if np.abs(part).sum() > 0:
-            weaker.append((x0, x0 + part))
-    pairs = _decoys(rng, (x0, x0 + delta), weaker)
+    pairs = _part_pairs(rng, x0, delta)
     claim, factor = _claim(rng, true_eps, violating)
     return mech, pairs, claim, true_eps, {"d": d, "moved": k, "l1": l1, "factor": round(factor, 3)}
+
+
+def _mixing_matrix(rng: np.random.Generator, kind: str, d: int) -> NDArray:
+    """A ``d × d`` mixing: ``orthogonal`` (Q of a Gaussian matrix's QR), ``dense`` (i.i.d. normal entries, columns of
+    unit norm), ``haar`` (the orthonormal Haar synthesis matrix) or ``triangular`` (unit diagonal, normal entries
+    below it)."""
+    if kind == "orthogonal":
+        return np.linalg.qr(rng.normal(size=(d, d)))[0]
+    if kind == "dense":
+        m = rng.normal(size=(d, d))
+        return m / np.linalg.norm(m, axis=0)
+    if kind == "haar":
+        return haar_matrix(d).T
+    return np.eye(d) + np.tril(rng.normal(size=(d, d)), k=-1)
+
+
+def _mixing(rng: np.random.Generator, violating: bool) -> tuple[Any, list, float, float, dict]:
+    d = int(rng.choice([2, 4, 8, 16, 32]))
+    kind = str(rng.choice(["orthogonal", "dense", "haar", "triangular"]))
+    matrix = _mixing_matrix(rng, kind, d)
+    x0, delta, k = _moves(rng, d)
+    true_eps = _loguniform(rng, 0.2, 2.0)
+    l1 = float(np.abs(delta).sum())
+    mech = MixedLaplace(matrix, l1 / true_eps)
+    pairs = _part_pairs(rng, x0, delta)
+    claim, factor = _claim(rng, true_eps, violating)
+    return mech, pairs, claim, true_eps, {"d": d, "matrix": kind, "moved": k, "factor": round(factor, 3)}
 
 
 def _mixed_output(rng: np.random.Generator, violating: bool) -> tuple[Any, list, float, float, dict]:
@@ -328,12 +373,12 @@ def _scale(rng: np.random.Generator, violating: bool) -> tuple[Any, list, float,
 
 _DRAW = {"laplace-vector": _laplace_vector, "mixed-output": _mixed_output, "rare-leak": _rare_leak,
          "pmf-table": _pmf_table, "bits-rr": _bits_rr, "gaussian-delta": _gaussian_delta, "top-k": _top_k,
-         "counter": _counter, "scale": _scale}
+         "counter": _counter, "scale": _scale, "mixing": _mixing}
 
 
 def draw_case(index: int, seed: int) -> Case:
-    """Instance ``index`` of the run with root ``seed``: kind ``KINDS[index % 9]``, a violation when
-    ``(index // 8)`` is even, parameters from ``SeedSequence(seed, spawn_key=(index,))``."""
+    """Instance ``index`` of the run with root ``seed``: kind ``KINDS[index % 10]``, a violation when
+    ``(index // 10)`` is even, parameters from ``SeedSequence(seed, spawn_key=(index,))``."""
     rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(index,)))
     kind = KINDS[index % len(KINDS)]
     violating = (index // len(KINDS)) % 2 == 0
@@ -432,7 +477,7 @@ def _same_case(record: dict[str, Any], case: Case) -> bool:
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m benchmarks.random_cases", description=__doc__.split("\n\n")[0])
-    p.add_argument("--count", type=int, default=216, help="instances (default 216: 24 of each class)")
+    p.add_argument("--count", type=int, default=240, help="instances (default 240: 24 of each class)")
     p.add_argument("--seed", type=int, default=0, help="root seed of the instances and the audits (default 0)")
     p.add_argument("--quick", action="store_true", help=f"{QUICK_SAMPLES:,} + {QUICK_SEARCH:,} outputs per input")
     p.add_argument("--results", type=Path, help="JSON lines of finished instances (kept; a rerun skips them)")

@@ -94,7 +94,7 @@ def test_gaussian_vector_epsilon_is_that_of_its_analytic_sigma(eps: float, delta
     assert GaussianVector(sigma=mech.sigma, delta=0.9).epsilon_on(x0, x1) == 0.0   # delta(0) below 0.9
 
 
-@pytest.mark.parametrize("index", range(48))
+@pytest.mark.parametrize("index", range(60))
 def test_drawn_cases_keep_their_contract(index: int) -> None:
     case = rc.draw_case(index, seed=11)
     again = rc.draw_case(index, seed=11)
@@ -150,3 +150,20 @@ def test_the_command_runs_keeps_results_and_writes_its_section(tmp_path, monkeyp
     assert rc.main(["--count", "2", "--quick", "--results", str(results)]) == 0
     rerun = [json.loads(line) for line in results.read_text().splitlines()]
     assert len(rerun) == 3 and rerun[2]["index"] == 1 and rerun[2]["claim"] == drawn
+
+
+@pytest.mark.parametrize("index", [9, 19, 29, 39, 49, 59, 69, 79])
+def test_mixing_cases_release_laplace_noise_through_their_matrix(index: int) -> None:
+    # the sampler is M·(x + Lap(scale)): unmixed by M⁻¹ its rows are Laplace around x (mean x, mean |z| = scale),
+    # and the log density integrates the unmixed noise's law (checked at the rows against scipy's Laplace)
+
+    case = rc.draw_case(index, seed=11)
+    assert case.kind == "mixing"
+    mech = case.mechanism
+    x0 = case.pairs[0][0]
+    out = mech(x0, 200_000, np.random.default_rng(index))
+    z = out @ np.linalg.inv(mech.matrix).T - x0
+    assert np.abs(z.mean(axis=0)).max() < 6 * mech.scale * math.sqrt(2 / 200_000)      # 6 standard errors
+    assert np.abs(np.abs(z).mean(axis=0) / mech.scale - 1).max() < 0.02
+    expected = stats.laplace.logpdf(z[:5], scale=mech.scale).sum(axis=1) - np.linalg.slogdet(mech.matrix)[1]
+    assert mech.log_density(x0, out[:5]) == pytest.approx(expected, rel=1e-9)
