@@ -13,7 +13,8 @@ Families (docs/architecture.md, "adding an event family"; docs/auditor.md):
   vector, its sum / max / min / argmax, its clipped sums (:mod:`.anchors`: at the inputs' answers or the medians);
 * a **learned event** for vector outputs: a logistic-regression score threshold (DP-Sniper,
   Bichsel et al. S&P 2021), fitted on the search sample; the product density-ratio score
-  (:mod:`.cells`), the innovations' clipped sum (:mod:`.innovations`) and the dispersion scores of noise
+  (:mod:`.cells`), the clipped sums of the innovations (:mod:`.innovations`) and of the independent components
+  (:mod:`.independent`) and the dispersion scores of noise
   scales that move with the input (:mod:`.dispersion`), each a feature of the same events;
 * optionally (``float_bits``) **floating-point events** on the position of the lowest set bit of a
   double (Mironov 2012's attack on textbook floating-point Laplace);
