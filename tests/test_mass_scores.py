@@ -57,20 +57,26 @@ def test_rare_leaks_missed_before_are_found(entry_id: str, run_seed: int) -> Non
     assert "∈ {" in outcome.result.witness.event or "point mass" in outcome.result.witness.event   # the leak's value
 
 
+def audit_leak(scale: float, p_low: float, p_high: float, trigger: float, x0: list[float], claim: float, seed: int,
+               index: int):
+    """The audit of benchmarks/random_cases.py's rare-leak instance ``index`` at ``seed``: the input itself released
+    with probability ``p_high`` (``p_low`` below ``trigger``), the neighbour moving the first coordinate by one."""
+    import dpverify
+    from algorithms.hard.planted import MarkedLaplace
+
+    mech = MarkedLaplace(scale=scale, p_low=p_low, p_high=p_high, trigger=trigger, marker="input")
+    x = np.array(x0)
+    return dpverify.audit(mech, [(x, x + np.eye(len(x))[0])], claim, samples=1_000_000, search_samples=200_000,
+                          alpha=0.05, seed=np.random.SeedSequence(seed, spawn_key=(index, 1)), workers=1)
+
+
 def test_a_rare_leak_keeps_the_point_mass_slot_against_a_clip_atom() -> None:
     # A vector leak (the input itself, with probability 4.4e-5, under x1 only), seen 6 / 0 times on the scoring
     # half: before, the slot reserved for a point mass went to the clipped sum's atom at its clip bound (a quarter
     # of the outputs, family atom, ranked above the leak) and the audit passed at bound 1.417 where the oracle is
     # 2.2; the slot now takes rare masses only (search_phase.RARE_MASS_SHARE).  The instance is
     # benchmarks/random_cases.py's rare-leak-2 at seed 0, written out here.
-    import dpverify
-    from algorithms.hard.planted import MarkedLaplace
-
-    mech = MarkedLaplace(scale=0.7010543465119374, p_low=0.0, p_high=4.411336139457282e-05, trigger=5.0,
-                         marker="input")
-    res = dpverify.audit(mech, [(np.array([4.0, 1.0, 3.0]), np.array([5.0, 1.0, 3.0]))], 1.4264229370739265,
-                         samples=1_000_000, search_samples=200_000, alpha=0.05,
-                         seed=np.random.SeedSequence(0, spawn_key=(2, 1)), workers=1)
+    res = audit_leak(0.7010543465119374, 0.0, 4.411336139457282e-05, 5.0, [4.0, 1.0, 3.0], 1.4264229370739265, 0, 2)
     assert res.violation and res.epsilon_lower_bound > 1.7
     assert res.witness is not None and res.witness.test.count_den == 0
 
@@ -81,15 +87,8 @@ def test_the_point_mass_slot_takes_the_rare_mass_of_largest_score() -> None:
     # the second first (rank 0.44 against -0.51), so the slot tested it (bound 1.35) and the audit passed at 1.806
     # where the oracle is 2.39.  The slot now takes the rare mass of largest uncorrected score.  The instance is
     # benchmarks/random_cases.py's rare-leak-74 at seed 1, written out here.
-    import dpverify
-    from algorithms.hard.planted import MarkedLaplace
-
     p = 5.0761040709396314e-05
-    mech = MarkedLaplace(scale=0.550209924322296, p_low=p, p_high=p, trigger=0.0, marker="input")
-    x0 = np.array([3.0, 2.0, 0.0, 0.0, 4.0, 4.0, 1.0, 0.0])
-    res = dpverify.audit(mech, [(x0, x0 + np.eye(8)[0])], 1.817488118251809, samples=1_000_000,
-                         search_samples=200_000, alpha=0.05, seed=np.random.SeedSequence(1, spawn_key=(74, 1)),
-                         workers=1)
+    res = audit_leak(0.550209924322296, p, p, 0.0, [3.0, 2.0, 0.0, 0.0, 4.0, 4.0, 1.0, 0.0], 1.817488118251809, 1, 74)
     assert res.violation and res.epsilon_lower_bound > 1.85
     assert res.witness is not None and res.witness.test.count_den == 0
 
@@ -99,17 +98,10 @@ def test_a_clipped_sums_own_atoms_take_no_point_mass_slot() -> None:
     # 7 / 0 times on the scoring half, and a clipped sum of first differences at the medians has an atom where all
     # coordinates saturate, seen 8 / 0 times there (41 / 5 in the test: the continuous outputs' corner, not a point
     # mass of the output).  The slot took the clipped sum's atom (bound 0.71) and the audit passed at 1.687 where the
-    # oracle is 2.71; the slot now takes the output's own point masses before a feature's (search.SELF_ATOMS).  The instance is
-    # benchmarks/random_cases.py's rare-leak-164 at seed 2, written out here.
-    import dpverify
-    from algorithms.hard.planted import MarkedLaplace
-
-    mech = MarkedLaplace(scale=0.5891213396386517, p_low=0.0, p_high=7.065813962086279e-05, trigger=3.0,
-                         marker="input")
-    x0 = np.array([2.0, 2.0, 3.0, 4.0, 1.0, 2.0, 2.0, 3.0])
-    res = dpverify.audit(mech, [(x0, x0 + np.eye(8)[0])], 1.6974431797248564, samples=1_000_000,
-                         search_samples=200_000, alpha=0.05, seed=np.random.SeedSequence(2, spawn_key=(164, 1)),
-                         workers=1)
+    # oracle is 2.71; the slot now takes the output's own point masses before a feature's (search.SELF_ATOMS).  The
+    # instance is benchmarks/random_cases.py's rare-leak-164 at seed 2, written out here.
+    res = audit_leak(0.5891213396386517, 0.0, 7.065813962086279e-05, 3.0, [2.0, 2.0, 3.0, 4.0, 1.0, 2.0, 2.0, 3.0],
+                     1.6974431797248564, 2, 164)
     assert res.violation and res.epsilon_lower_bound > 2.0
     assert res.witness is not None and res.witness.test.count_den == 0
 

@@ -36,7 +36,7 @@ __all__ = ["independent_sum", "cross_cumulant_z", "DEPENDENT_Z", "MIN_KURTOSIS"]
 
 #: standard errors by which some pair's fourth-order cross-cumulant of the whitened coordinates must differ from 0 for
 #: them to count as dependent (:func:`cross_cumulant_z`; the largest of ``k(k−1)/2`` pairs, up to 496 at 32 columns,
-#: exceeds 6 standard errors under independence about once in 10⁶ searches -- then one feature more, never a wrong bound)
+#: exceeds 6 standard errors under independence about once in 10⁶ searches: then one feature more, no wrong bound)
 DEPENDENT_Z = 6.0
 #: least absolute excess kurtosis of two independent components or more: FastICA identifies a rotation only of
 #: non-Gaussian noise (Laplace: 3, uniform: −1.2)
