@@ -65,6 +65,7 @@ __all__ = ["Candidate", "CandidateSearch", "SearchInput", "EventFamily", "featur
            "search_events", "rank_candidates", "atom_candidates", "monotone_log_ratio"]
 
 THRESHOLD_GRID = 2000
+INTERVAL_GRID = 80
 #: Features with point masses of their own on continuous outputs: a clipped sum's values where several coordinates
 #: saturate at once, a cell score's constant value on each cell.  Their atoms are family ``self-atom``, which takes the
 #: point-mass slot (:func:`dpverify.statistical.search_phase.search_phase`) only when the output has no rare point
@@ -73,7 +74,6 @@ THRESHOLD_GRID = 2000
 #: a leaked input seen 7 against 0 (bound 0.71, the continuous outputs' corner, where the leak gives 2.5).  Without a
 #: leak the saturated corner is the Laplace vector's event of largest loss, and keeps the slot.
 SELF_ATOMS = (ClippedSum, InnovationSum, ProductRatioScore)
-INTERVAL_GRID = 80
 #: vector outputs with at most this many distinct rows in the probe are searched by outcome unions alone
 UNIONS_SUFFICE = 64
 
