@@ -1,6 +1,6 @@
 """The auditor on randomly drawn instances of the hard failure classes, against the oracle bound.
 
-    python -m benchmarks.random_cases --count 240 --seed 0 --write docs/auditor.md   # about 13 min on 2 cores
+    python -m benchmarks.random_cases --count 240 --seed 0 --write docs/auditor.md   # about 15 min on 2 cores
     python -m benchmarks.random_cases --count 10 --quick                            # smoke run
 
 The suites hold instances this team chose; a user's mechanism is none of them.  This draws instances of ten

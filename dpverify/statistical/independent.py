@@ -24,7 +24,6 @@ feature fitted on the selection half only (the scoring half and the test stay in
 
 from __future__ import annotations
 
-import math
 import warnings
 
 import numpy as np
@@ -84,7 +83,7 @@ def independent_sum(sel0: NDArray, sel1: NDArray, white: Whitening | None = None
         return None
     unmix = ica.components_ @ white.unmix
     scale = np.sqrt(((white.centred @ unmix.T) ** 2).mean(axis=0))
-    if not np.all(np.isfinite(scale) & (scale > 0)) or not math.isfinite(float(unmix.sum())):
+    if not np.all(np.isfinite(scale) & (scale > 0)):          # (a NaN or infinite coefficient makes its scale so)
         return None
     unmix = unmix / scale[:, None]
     return unmixed_sum(sel0, sel1, white.columns, unmix, white.offset(unmix), "independent components")
