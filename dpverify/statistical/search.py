@@ -48,6 +48,7 @@ from dpverify.statistical.deeper import with_deeper
 from dpverify.statistical.dispersion import DispersionScore, fit_dispersion
 from dpverify.statistical.independent import independent_sum
 from dpverify.statistical.innovations import InnovationSum, innovation_sum, whitening
+from dpverify.statistical.markov import MarkovScore, fit_markov
 from dpverify.statistical.atoms import HashSetEvent, repeated_hashes
 from dpverify.statistical.cells import (CellSetEvent, ProductRatioScore, bin_counts, fit_cells_and_codes,
                                        fit_product_ratio, nan_start, sorted_distinct, tail_ranks)
@@ -189,7 +190,8 @@ def _feature_specs(feature: Feature, halves: tuple[NDArray, NDArray, NDArray, ND
     else:
         grid, g = _grid(pooled, THRESHOLD_GRID, uniq), _grid(pooled, INTERVAL_GRID, uniq)
     name = feature.name
-    fam = "learned" if isinstance(feature, (LinearScore, ProductRatioScore, DispersionScore)) else "tail"
+    learned = (LinearScore, ProductRatioScore, DispersionScore, MarkovScore)
+    fam = "learned" if isinstance(feature, learned) else "tail"
     r0, r1 = _Ranks(a0, grid), _Ranks(a1, grid)
     specs = [(r0.le(), r1.le(), counter(lambda v, i: v <= grid[i]),
               lambda i: IntervalEvent(feature, -math.inf, float(grid[i])), f"{name}:le", fam),
@@ -478,6 +480,7 @@ def search_events(
                 features.append(unmixed)
         features += fit_dispersion(halves[0], halves[1], sorted_columns,
                                    None if sorted_columns is None else sorted_columns.pooled)
+        features += fit_markov(halves[0], halves[1], sorted_columns)
     _scalar_features(features, halves, search, sorted_columns)
     if anchors is not None:
         search.families(anchored_specs(halves, anchors, sorted_columns, table if discrete_dtype else None))
