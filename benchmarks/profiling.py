@@ -87,6 +87,8 @@ def _search_rows(search: str) -> tuple[Phase, ...]:
               "statistical/independent.py", "events", "independent-components fit"),
         Phase("dispersion", "dispersion scores (noise scale moving with the input, fit)", "fit_dispersion",
               "statistical/dispersion.py", "events", "dispersion fit"),
+        Phase("markov", "Markov scores (a non-linear chain of noisy steps, test and fit)", "fit_markov",
+              "statistical/markov.py", "events", "Markov fit"),
         Phase("deeper", "deeper tails beside the best threshold candidates", "with_deeper", "statistical/deeper.py",
               "events", "deeper tails"),
         Phase("fit_cells", "cell partition (fit)", "fit_cells", "statistical/cells.py", "cells", "cell fit"),

@@ -37,6 +37,7 @@ FAMILIES: tuple[tuple[str, str, str], ...] = (
     ("innovations (noise mixed by a causal linear map)", "innovation_sum", "innovations.py"),
     ("independent components (noise mixed by any linear map)", "independent_sum", "independent.py"),
     ("dispersion scores (noise scale moving with the input)", "fit_dispersion", "dispersion.py"),
+    ("Markov scores (a non-linear chain of noisy steps: its test and fit)", "fit_markov", "markov.py"),
     ("deeper tails beside the best threshold candidates", "with_deeper", "deeper.py"),
     ("atom sweep: hashing the sweep's rows", "row_hashes", "atoms.py"),
     ("atom sweep: candidates from repeated hashes", "atom_candidates", "search.py"),

@@ -120,6 +120,9 @@ class Table:
             return np.full(n, self.values[0, 0]), np.full(n, self.values[1, 0])
         t = prev - self.low
         t *= self.inverse_step
+        bad = ~np.isfinite(t)
+        if bad.any():                             # a non-finite previous value: no centre (the row scores NaN)
+            t[bad] = 0.0
         cell = np.floor(t)
         np.clip(cell, 0, GRID - 2, out=cell)
         t -= cell                                 # within the cell: 0..1; beyond the grid: along the end cell
@@ -129,6 +132,7 @@ class Table:
             c = d[k]
             c *= t
             c += v[k]
+            c[bad] = np.nan
             out.append(c)
         return out[0], out[1]
 
