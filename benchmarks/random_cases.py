@@ -1,11 +1,12 @@
 """The auditor on randomly drawn instances of the hard failure classes, against the oracle bound.
 
-    python -m benchmarks.random_cases --count 240 --seed 0 --write docs/auditor.md   # about 15 min on 2 cores
+    python -m benchmarks.random_cases --count 264 --seed 0 --write docs/auditor.md   # about 17 min on 2 cores
     python -m benchmarks.random_cases --count 10 --quick                            # smoke run
 
-The suites hold instances this team chose; a user's mechanism is none of them.  This draws instances of ten
+The suites hold instances this team chose; a user's mechanism is none of them.  This draws instances of eleven
 classes at random (:func:`draw_case`; mechanisms in :mod:`algorithms.hard.planted`, :mod:`algorithms.hard.joint`,
-:mod:`algorithms.hard.mixed_noise`, :mod:`algorithms.classic.top_k` and :mod:`algorithms.classic.continual_counting`),
+:mod:`algorithms.hard.mixed_noise`, :mod:`algorithms.hard.iterates`, :mod:`algorithms.classic.top_k` and
+:mod:`algorithms.classic.continual_counting`),
 each with 1-3 pairs of which one is
 the worst, and a claim that is either the true ε of the pairs (a *control*: any violation is a false alarm) or the
 true ε divided by a factor drawn in [1.1, 4] (a *violation*):
@@ -36,7 +37,11 @@ true ε divided by a factor drawn in [1.1, 4] (a *violation*):
 * ``mixing`` -- :class:`~algorithms.hard.mixed_noise.MixedLaplace`: ``M·(x + Lap(scale))`` in 2-32 coordinates, ``M``
   a random orthogonal matrix, a random Gaussian one, the Haar synthesis matrix (a wavelet release) or a random
   lower-triangular one (a causal release), the pairs as for ``laplace-vector``: the loss lives in the noise's
-  coordinates, which every output coordinate mixes.
+  coordinates, which every output coordinate mixes;
+* ``iterates`` -- :class:`~algorithms.hard.iterates.NoisyGradientDescent`: every iterate of 2-16 steps of noisy
+  gradient descent with per-record clipping (rate 0.2-1, clipping bound 0.3-2) on 1-10 records in [−3, 3], the
+  neighbours replacing one record by another drawn in [−3, 3] (the loss couples each iterate with the one before
+  through the clipped update).
 
 Each instance is audited by :func:`dpverify.audit` (``SAMPLES`` test and ``SEARCH`` search outputs per input,
 α = 0.05, 2 workers, seed = the instance's) and its oracle bound computed at the same budget
@@ -66,11 +71,12 @@ from algorithms.hard.joint import LaplaceVector
 from algorithms.classic.gaussian import analytic_gaussian_sigma
 from algorithms.classic.continual_counting import FactorisedCounter, binary_factors, square_root_factors
 from algorithms.classic.top_k import OneShotTopK
+from algorithms.hard.iterates import NoisyGradientDescent
 from algorithms.hard.mixed_noise import MixedLaplace, haar_matrix
 from algorithms.hard.planted import GaussianVector, IndependentRR, MarkedLaplace, ScaledNoise, TabulatedPMF
 
 KINDS = ("laplace-vector", "mixed-output", "rare-leak", "pmf-table", "bits-rr", "gaussian-delta", "top-k", "counter",
-         "scale", "mixing")
+         "scale", "mixing", "iterates")
 SAMPLES, SEARCH = 1_000_000, 200_000
 QUICK_SAMPLES, QUICK_SEARCH = 100_000, 20_000
 ALPHA = 0.05
@@ -193,6 +199,26 @@ def _mixing(rng: np.random.Generator, violating: bool) -> tuple[Any, list, float
     pairs = _part_pairs(rng, x0, delta)
     claim, factor = _claim(rng, true_eps, violating)
     return mech, pairs, claim, true_eps, {"d": d, "matrix": kind, "moved": k, "factor": round(factor, 3)}
+
+
+def _iterates(rng: np.random.Generator, violating: bool) -> tuple[Any, list, float, float, dict]:
+    steps, n = int(rng.choice([2, 4, 8, 16])), int(rng.integers(1, 11))
+    rate, clip = float(rng.uniform(0.2, 1.0)), float(rng.uniform(0.3, 2.0))
+    x0 = rng.uniform(-3.0, 3.0, size=n)
+
+    def neighbour() -> tuple[Any, Any]:
+        x1 = x0.copy()
+        x1[int(rng.integers(n))] = rng.uniform(-3.0, 3.0)
+        return x0, x1
+
+    pairs = [neighbour() for _ in range(int(rng.integers(1, 4)))]
+    # the true ε scales with the mechanism's ε parameter (the noise scale is inversely proportional to it)
+    unit = max(NoisyGradientDescent(1.0, steps, rate, clip).epsilon_on(a, b) for a, b in pairs)
+    mech = NoisyGradientDescent(_loguniform(rng, 0.2, 3.0) / max(unit, 1e-9), steps, rate, clip)
+    true_eps = max(mech.epsilon_on(a, b) for a, b in pairs)
+    claim, factor = _claim(rng, true_eps, violating)
+    return mech, pairs, claim, true_eps, {"steps": steps, "records": n, "rate": round(rate, 3),
+                                          "clip": round(clip, 3), "factor": round(factor, 3)}
 
 
 def _mixed_output(rng: np.random.Generator, violating: bool) -> tuple[Any, list, float, float, dict]:
@@ -373,12 +399,12 @@ def _scale(rng: np.random.Generator, violating: bool) -> tuple[Any, list, float,
 
 _DRAW = {"laplace-vector": _laplace_vector, "mixed-output": _mixed_output, "rare-leak": _rare_leak,
          "pmf-table": _pmf_table, "bits-rr": _bits_rr, "gaussian-delta": _gaussian_delta, "top-k": _top_k,
-         "counter": _counter, "scale": _scale, "mixing": _mixing}
+         "counter": _counter, "scale": _scale, "mixing": _mixing, "iterates": _iterates}
 
 
 def draw_case(index: int, seed: int) -> Case:
-    """Instance ``index`` of the run with root ``seed``: kind ``KINDS[index % 10]``, a violation when
-    ``(index // 10)`` is even, parameters from ``SeedSequence(seed, spawn_key=(index,))``."""
+    """Instance ``index`` of the run with root ``seed``: kind ``KINDS[index % len(KINDS)]``, a violation when
+    ``(index // len(KINDS))`` is even, parameters from ``SeedSequence(seed, spawn_key=(index,))``."""
     rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(index,)))
     kind = KINDS[index % len(KINDS)]
     violating = (index // len(KINDS)) % 2 == 0
@@ -477,7 +503,7 @@ def _same_case(record: dict[str, Any], case: Case) -> bool:
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m benchmarks.random_cases", description=__doc__.split("\n\n")[0])
-    p.add_argument("--count", type=int, default=240, help="instances (default 240: 24 of each class)")
+    p.add_argument("--count", type=int, default=264, help="instances (default 264: 24 of each class)")
     p.add_argument("--seed", type=int, default=0, help="root seed of the instances and the audits (default 0)")
     p.add_argument("--quick", action="store_true", help=f"{QUICK_SAMPLES:,} + {QUICK_SEARCH:,} outputs per input")
     p.add_argument("--results", type=Path, help="JSON lines of finished instances (kept; a rerun skips them)")

@@ -152,7 +152,7 @@ def test_the_command_runs_keeps_results_and_writes_its_section(tmp_path, monkeyp
     assert len(rerun) == 3 and rerun[2]["index"] == 1 and rerun[2]["claim"] == drawn
 
 
-@pytest.mark.parametrize("index", [9, 19, 29, 39, 49, 59, 69, 79])
+@pytest.mark.parametrize("index", [9 + 11 * k for k in range(8)])
 def test_mixing_cases_release_laplace_noise_through_their_matrix(index: int) -> None:
     # the sampler is M·(x + Lap(scale)): unmixed by M⁻¹ its rows are Laplace around x (mean x, mean |z| = scale),
     # and the log density integrates the unmixed noise's law (checked at the rows against scipy's Laplace)
@@ -167,3 +167,15 @@ def test_mixing_cases_release_laplace_noise_through_their_matrix(index: int) -> 
     assert np.abs(np.abs(z).mean(axis=0) / mech.scale - 1).max() < 0.02
     expected = stats.laplace.logpdf(z[:5], scale=mech.scale).sum(axis=1) - np.linalg.slogdet(mech.matrix)[1]
     assert mech.log_density(x0, out[:5]) == pytest.approx(expected, rel=1e-9)
+
+
+@pytest.mark.parametrize("index", [10 + 11 * k for k in range(6)])
+def test_iterates_cases_have_the_true_epsilon_of_their_pairs(index: int) -> None:
+    # the worst pair's ε is the drawn target (the mechanism's ε parameter scaled to it); a control claims it
+    case = rc.draw_case(index, seed=11)
+    assert case.kind == "iterates"
+    mech = case.mechanism
+    assert case.true_epsilon == pytest.approx(max(mech.epsilon_on(a, b) for a, b in case.pairs))
+    assert 0.2 <= case.true_epsilon <= 3.0
+    assert (case.claim < case.true_epsilon) == case.violating
+    assert mech(case.pairs[0][0], 7, np.random.default_rng(0)).shape == (7, case.params["steps"])

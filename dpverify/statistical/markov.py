@@ -22,7 +22,8 @@ outside its clipping range); column 0 (and a column after one that is not fine-g
 centre per input.  The spread ``b_t`` is the pooled mean of ``|o_t − centre|^p`` to the power ``1/p``.  One score
 per power ``p = 1, 2``, made only where the chain is non-linear: some column's binned conditional means depart from
 their straight line (weighted least squares over the bins, within each input) by more than their standard errors
-allow (chi-square at :data:`PVALUE` / the number of tests).  Linear chains (running sums, prefix sums,
+allow (chi-square at :data:`PVALUE` / the number of tests, on the first :data:`GATE_ROWS` rows of each input and at
+most :data:`GATE_PAIRS` pairs of consecutive columns, evenly spaced along the chain).  Linear chains (running sums, prefix sums,
 autoregressions) and independent coordinates get no score: the innovations and the per-coordinate features already
 have their loss.  Like every fitted score these are fitted on the selection half only, and the scoring half and the
 final test stay independent of them: a poor fit is a poorer candidate, never a wrong bound.
@@ -44,15 +45,16 @@ from dpverify.statistical.innovations import fine_grained_sorted
 if TYPE_CHECKING:
     from dpverify.statistical.columns import SortedColumns
 
-__all__ = ["MarkovScore", "Centre", "Table", "fit_markov", "BINS", "MIN_BIN_ROWS", "GATE_ROWS", "GRID", "PVALUE",
-           "POWERS"]
+__all__ = ["MarkovScore", "Centre", "Table", "fit_markov", "BINS", "MIN_BIN_ROWS", "GATE_ROWS", "GATE_PAIRS", "GRID",
+           "PVALUE", "POWERS"]
 
 #: quantile bins of the previous column over which a column's conditional centre is estimated
 BINS = 32
 #: least rows of one input in a bin for its mean to be a knot of that input's conditional centre
 MIN_BIN_ROWS = 30
-#: rows of each selection half the tests of non-linearity read (the centres are fitted on all of them)
-GATE_ROWS = 16_384
+#: rows of each selection half the tests of non-linearity read (the centres are fitted on all of them), and the most
+#: consecutive pairs of columns tested, evenly spaced along the chain (an iterative algorithm's steps are alike)
+GATE_ROWS, GATE_PAIRS = 65_536, 8
 #: points of the even grid on which a column's two conditional centres are tabulated for evaluation (:class:`Table`)
 GRID = 257
 #: family-wise level of the tests of non-linearity that decide whether the scores are made
@@ -217,9 +219,10 @@ def fit_markov(sel0: NDArray, sel1: NDArray, store: SortedColumns | None = None)
     edges = {p: _edges(pooled(p)) for p in previous if p is not None}
     # the gate: is some column a non-linear function of the one before, under either input?
     tests, least = 0, 1.0
-    for j, p in zip(columns, previous):
-        if p is None:
-            continue
+    linked = [(j, p) for j, p in zip(columns, previous) if p is not None]
+    if not linked:
+        return []
+    for j, p in [linked[i] for i in np.unique(np.linspace(0, len(linked) - 1, GATE_PAIRS).round().astype(int))]:
         for c in cols:
             stat, dof = _departure(*_binned(c[p][:GATE_ROWS], c[j][:GATE_ROWS], edges[p]))
             if dof > 0:
