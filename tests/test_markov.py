@@ -52,6 +52,8 @@ def test_scores_of_clipped_gradient_descent_have_the_loss_level_sets() -> None:
     loss = mech.log_density(X0, fresh) - mech.log_density(X1, fresh)
     # the Laplace loss is the power-1 score with exact centres and spreads (up to scale)
     assert np.corrcoef(scores[1](fresh), loss)[0, 1] > 0.99
+    far = {f.power: f for f in fit_markov(s0 + 1e6, s1 + 1e6)}                   # moments about the mean
+    assert set(far) == {1, 2} and np.allclose(far[1](fresh + 1e6), scores[1](fresh), atol=1e-6)
     store = SortedColumns(s0, s1, s0, s1)
     assert [f.columns for f in fit_markov(s0, s1, store)] == [f.columns for f in scores.values()]
     got = fit_markov(s0, s1, store)[0]

@@ -265,15 +265,17 @@ def _binned(prev: NDArray, y: NDArray, edges: NDArray) -> tuple[NDArray, NDArray
     the mean of ``y``, its variance and the number of rows."""
     idx = np.searchsorted(edges, prev, side="right")
     m = len(edges) + 1
+    shift = float(y.mean())                       # moments about the mean: no cancellation on large values
+    u = y - shift
     n = np.bincount(idx, minlength=m).astype(np.float64)
     sx = np.bincount(idx, weights=prev, minlength=m)
-    sy = np.bincount(idx, weights=y, minlength=m)
-    syy = np.bincount(idx, weights=y * y, minlength=m)
+    sy = np.bincount(idx, weights=u, minlength=m)
+    syy = np.bincount(idx, weights=u * u, minlength=m)
     keep = n >= MIN_BIN_ROWS
     n, sx, sy, syy = n[keep], sx[keep], sy[keep], syy[keep]
-    my = sy / n
-    var = np.maximum(syy / n - my * my, 0.0) * n / (n - 1)
-    return sx / n, my, var, n
+    mu = sy / n
+    var = np.maximum(syy / n - mu * mu, 0.0) * n / (n - 1)
+    return sx / n, mu + shift, var, n
 
 
 def _departure(mx: NDArray, my: NDArray, var: NDArray, n: NDArray) -> tuple[float, int]:
