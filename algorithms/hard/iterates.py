@@ -3,8 +3,8 @@
 :class:`NoisyGradientDescent` runs ``T`` steps of gradient descent on the squared loss ``½(θ − x_i)²`` of a dataset of
 ``n`` scalar records (private mean estimation, the simplest empirical risk), each record's gradient clipped to
 ``[−C, C]`` as in DP-SGD (Abadi et al., "Deep learning with differential privacy", CCS 2016, Algorithm 1: per-example
-clipping, noise on the summed gradient; here the full batch and Laplace noise, as in the noisy gradient descent of
-Bassily, Smith & Thakurta, FOCS 2014, Algorithm 1), and publishes the whole trajectory:
+clipping, noise on the summed gradient; here the full batch and Laplace noise, where the noisy SGD of Bassily, Smith
+& Thakurta, FOCS 2014, Algorithm 1, samples a record and adds Gaussian noise), and publishes the whole trajectory:
 
     ``θ_t = θ_{t−1} − η·(ḡ_x(θ_{t−1}) + z_t)``,   ``ḡ_x(θ) = (1/n)·Σ_i clip(θ − x_i, −C, C)``,   ``z_t ~ Lap(b)``,
 
