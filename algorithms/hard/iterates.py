@@ -30,7 +30,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from algorithms.noise import laplace_noise
+from ..noise import laplace_noise
 
 __all__ = ["NoisyGradientDescent"]
 

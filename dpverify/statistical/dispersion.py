@@ -97,6 +97,18 @@ class DispersionScore:
         moved = {i: (c1, w1) for i, c1, w1 in self.shifted}
         with np.errstate(invalid="ignore", over="ignore"):
             for n, (i, c, sc, w) in enumerate(zip(where, self.centres, self.scales, self.weights)):
+                if n in moved and self.power == 1 and moved[n][1] == w:
+                    # |o − c| − |o − c1| as 2·clip(o) − c − c1 up to sign: exactly constant beyond the two centres,
+                    # where the difference of the two absolute values rounds differently with the low bits of o --
+                    # an "atom" of rounding variants, which would tell outputs apart by their floating-point bits
+                    lo, hi = min(c, moved[n][0]), max(c, moved[n][0])
+                    np.clip(cols[i], lo, hi, out=u)
+                    u *= 2.0
+                    u -= c + moved[n][0]
+                    u *= (1.0 if moved[n][0] > c else -1.0) * w / sc
+                    u[~np.isfinite(cols[i])] = np.nan           # (clip would make an infinite value finite)
+                    s += u
+                    continue
                 self._add(s, u, cols[i], c, sc, w)
                 if n in moved:
                     c1, w1 = moved[n]

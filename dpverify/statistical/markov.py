@@ -179,16 +179,26 @@ class MarkovScore:
             for j, prev, table, b in zip(self.columns, self.previous, self.tables, self.spreads):
                 o = cols[j]
                 c0, c1 = table.centres(None if prev is None else cols[prev], n)
-                np.subtract(o, c1, out=c1)
-                np.abs(c1, out=c1)
-                np.subtract(o, c0, out=c0)
-                np.abs(c0, out=c0)
-                if self.power == 2:
+                if self.power == 1:
+                    # |o − c1| − |o − c0| = ±(2·clip(o, c0, c1) − c0 − c1): exactly constant beyond the two centres
+                    # (the difference of two absolute values rounds there with the low bits of o, and equal values
+                    # of the score would tell outputs apart by their floating-point bits)
+                    lo, hi = np.minimum(c0, c1), np.maximum(c0, c1)
+                    t = np.clip(o, lo, hi)
+                    t *= 2.0
+                    t -= c0
+                    t -= c1
+                    t *= np.sign(c0 - c1)
+                    t[~np.isfinite(o)] = np.nan
+                else:
+                    np.subtract(o, c1, out=c1)
                     c1 *= c1
+                    np.subtract(o, c0, out=c0)
                     c0 *= c0
-                c1 -= c0
-                c1 /= b ** self.power
-                s += c1
+                    t = c1
+                    t -= c0
+                t /= b ** self.power
+                s += t
         s[~np.isfinite(s)] = np.nan
         return s
 
