@@ -178,3 +178,18 @@ def test_audit_is_tight_on_laplace_centres_moved_by_little(monkeypatch) -> None:
     few_rows = search_module.clipped_sums
     monkeypatch.setattr(search_module, "clipped_sums", lambda anchors, a, b, columns=None: few_rows(anchors, a, b))
     assert dpverify.audit(mech, [pair], eps, **kw).epsilon_lower_bound < 0.2
+
+
+def test_moved_centre_terms_are_exactly_constant_beyond_both_centres() -> None:
+    # a shifted term of power 1 with one spread is ±(2·clip(o) − c0 − c1): the same double for every value beyond
+    # both centres (the difference of two absolute values rounds differently with the value's low bits, and those
+    # rounding variants were "atoms" that told outputs apart by their floating-point bits)
+    f = DispersionScore((0,), (-0.2477886966007476,), (0.7978363725567967,), (1.0,), 1,
+                        ((0, -0.13926482914132599, 1.0),))
+    far = np.random.default_rng(0).uniform(-5.0, -0.3, size=(100_000, 1))
+    assert len(np.unique(f(far))) == 1
+    assert len(np.unique(f(-far))) == 1 and f(far)[0] == -f(-far)[0]
+    inside = np.array([[-0.2], [np.nan], [np.inf]])
+    got = f(inside)
+    assert got[0] == pytest.approx((2 * -0.2 + 0.2477886966007476 + 0.13926482914132599) / 0.7978363725567967)
+    assert np.isnan(got[1:]).all()

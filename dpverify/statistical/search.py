@@ -68,13 +68,14 @@ __all__ = ["Candidate", "CandidateSearch", "SearchInput", "EventFamily", "featur
 THRESHOLD_GRID = 2000
 INTERVAL_GRID = 80
 #: Features with point masses of their own on continuous outputs: a clipped sum's values where several coordinates
-#: saturate at once, a cell score's constant value on each cell.  Their atoms are family ``self-atom``, which takes the
+#: saturate at once, a cell score's constant value on each cell, a likelihood or Markov score's of power 1 beyond the
+#: two centres of its moved coordinates.  Their atoms are family ``self-atom``, which takes the
 #: point-mass slot (:func:`dpverify.statistical.search_phase.search_phase`) only when the output has no rare point
 #: mass of its own (a rare leak's marker, which the coordinates, the sum, the max and the min have as atoms): a clipped
 #: sum's atom where all coordinates saturate, seen 8 times against 0 in a 100,000-row scoring half, had taken it from
 #: a leaked input seen 7 against 0 (bound 0.71, the continuous outputs' corner, where the leak gives 2.5).  Without a
 #: leak the saturated corner is the Laplace vector's event of largest loss, and keeps the slot.
-SELF_ATOMS = (ClippedSum, InnovationSum, ProductRatioScore)
+SELF_ATOMS = (ClippedSum, InnovationSum, ProductRatioScore, DispersionScore, MarkovScore)
 #: vector outputs with at most this many distinct rows in the probe are searched by outcome unions alone
 UNIONS_SUFFICE = 64
 
