@@ -23,10 +23,12 @@ centre per input.  The spread ``b_t`` is the pooled mean of ``|o_t − centre|^p
 per power ``p = 1, 2``, made only where the chain is non-linear: some column's binned conditional means depart from
 their straight line (weighted least squares over the bins, within each input) by more than their standard errors
 allow (chi-square at :data:`PVALUE` / the number of tests, on the first :data:`GATE_ROWS` rows of each input and at
-most :data:`GATE_PAIRS` pairs of consecutive columns, evenly spaced along the chain).  Linear chains (running sums, prefix sums,
-autoregressions) and independent coordinates get no score: the innovations and the per-coordinate features already
-have their loss.  Like every fitted score these are fitted on the selection half only, and the scoring half and the
-final test stay independent of them: a poor fit is a poorer candidate, never a wrong bound.
+most :data:`GATE_PAIRS` pairs of consecutive columns, evenly spaced along the chain).  Linear chains (running sums,
+prefix sums, autoregressions) and independent coordinates get no score: the innovations and the per-coordinate
+features already have their loss.  Noise mixed by a dense linear map can pass the test (the conditional mean of one
+mixture of non-Gaussian noise given another is not linear); the scores are then one more candidate beside the
+independent components.  Like every fitted score these are fitted on the selection half only, and the scoring half
+and the final test stay independent of them: a poor fit is a poorer candidate, never a wrong bound.
 """
 
 from __future__ import annotations
