@@ -1,7 +1,8 @@
 """Markov scores (dpverify/statistical/markov.py): the gate, the score's algebra and what it adds to an audit.
 
-Deterministic: fixed seeds.  The gate is a chi-square test at a family-wise 1e-3: the "no score" cases below are
-draws where it holds (its false-fire rate is measured in docs/auditor.md, not here).  The end-to-end audit is a
+Deterministic: fixed seeds.  The gate is a chi-square test at a family-wise 1e-3 (about one fit in a thousand of
+outputs it should pass makes the scores, which are then one more candidate, never a wrong bound): the "no score"
+cases below are fixed draws where it holds.  The end-to-end audit is a
 regression test at the test's budget and seed of a violation the search missed before the scores (bound 1.400
 against the claim 1.5 without them, 2.184 with them at 1,000,000 + 200,000; oracle 2.357, true ε 2.98)."""
 
