@@ -30,6 +30,14 @@ __all__ = ["MASS_FAMILIES", "Candidate", "CandidateSearch", "rank_candidates"]
 #: (:func:`dpverify.statistical.search_phase.search_phase`: the output's own masses first), and their scoring-half
 #: score is the bound projected at their scoring-half frequencies as they are (:meth:`CandidateSearch.projection`).
 MASS_FAMILIES = ("atom", "nan", "self-atom")
+#: Numerator counts (in the selection half) a *floored* family's extra choices must reach (:meth:`CandidateSearch.
+#: families`): besides its best event, the best of those seen at least this many times, for each floor above the best
+#: one's count.  Among the thousands of thresholds of a feature whose loss grows into a tail and then saturates (a
+#: clipped sum of Laplace coordinates that each moved a little), the projection's one standard error of search noise
+#: lets a threshold seen a dozen times against four (a ratio of noise) win over the level set of fair probability
+#: that holds the loss (seen 1,200 times against 1,000); the scoring half, independent of the choice, then tells the
+#: floors' choices apart.
+COUNT_FLOORS = (32, 128, 512, 2048, 8192)
 
 
 @dataclass(frozen=True)
@@ -50,6 +58,25 @@ class Candidate:
     n_score: int | None = None   # size of the scoring half its counts come from (None: the search's)
     deeper: tuple[Event, ...] = ()   # nested events deeper in its tail, tested beside it (dpverify.statistical.deeper)
     share: float = 1.0               # the share of a finalist's test level it is tested at (its deeper events split it)
+
+
+def _floored(s: NDArray[np.float64], num: NDArray, best: int) -> list[tuple[int, str]]:
+    """The floored choices of one family and direction (:data:`COUNT_FLOORS`): for each floor above the numerator
+    count of its best event ``best``, the event of largest selection score ``s`` among those whose numerator count
+    ``num`` reaches the floor (none where no finite score does), each once, tagged by its floor."""
+    out: list[tuple[int, str]] = []
+    seen = {best}
+    for floor in COUNT_FLOORS:
+        if num[best] >= floor:
+            continue
+        allowed = np.where(num >= floor, s, -np.inf)
+        i = int(np.argmax(allowed))
+        if not np.isfinite(allowed[i]):
+            break
+        if i not in seen:
+            seen.add(i)
+            out.append((i, f"/k{floor}"))
+    return out
 
 
 def rank_candidates(
@@ -125,19 +152,26 @@ class CandidateSearch:
         if mass.any():                  # point masses at their frequencies as they are (:meth:`projection`)
             s[mass] = self.projection(MASS_FAMILIES[0], "select")(num[mass], den[mass])
         best, ok = block_argmax(s, np.repeat(sizes, 2))
-        for j, (_, _, count_b, make, group, family) in enumerate(specs):
+        starts = np.concatenate([[0], np.cumsum(np.repeat(sizes, 2))])
+        for j, spec in enumerate(specs):
+            count_b, make, group, family = spec[2:6]
             counted: dict[int, tuple[int, int]] = {}
             for direction in (0, 1):
                 if not ok[2 * j + direction]:
                     continue
                 i = int(best[2 * j + direction])
-                if i not in counted:
-                    counted[i] = count_b(i)
-                k0, k1 = counted[i]
-                bn, bd = (k0, k1) if direction == 0 else (k1, k0)
-                self._pending.append((len(self.out), make(i), direction, int(bn), int(bd), f"{group}/d{direction}",
-                                      family))
-                self.out.append(None)
+                chosen = [(i, "")]
+                if len(spec) > 6 and spec[6]:
+                    block = slice(starts[2 * j + direction], starts[2 * j + direction + 1])
+                    chosen += _floored(s[block], num[block], i)
+                for i, tag in chosen:
+                    if i not in counted:
+                        counted[i] = count_b(i)
+                    k0, k1 = counted[i]
+                    bn, bd = (k0, k1) if direction == 0 else (k1, k0)
+                    self._pending.append((len(self.out), make(i), direction, int(bn), int(bd),
+                                          f"{group}/d{direction}{tag}", family))
+                    self.out.append(None)
 
     def projection(self, family: str, half: str = "score") -> ProjectedBound:
         """The projection of ``half`` (``"select"``: :attr:`select`, ``"score"``: :attr:`score`) for a candidate of

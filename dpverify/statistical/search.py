@@ -195,9 +195,9 @@ def _feature_specs(feature: Feature, halves: tuple[NDArray, NDArray, NDArray, ND
     fam = "learned" if isinstance(feature, learned) else "tail"
     r0, r1 = _Ranks(a0, grid), _Ranks(a1, grid)
     specs = [(r0.le(), r1.le(), counter(lambda v, i: v <= grid[i]),
-              lambda i: IntervalEvent(feature, -math.inf, float(grid[i])), f"{name}:le", fam),
+              lambda i: IntervalEvent(feature, -math.inf, float(grid[i])), f"{name}:le", fam, True),
              (r0.ge(), r1.ge(), counter(lambda v, i: v >= grid[i]),
-              lambda i: IntervalEvent(feature, float(grid[i]), math.inf), f"{name}:ge", fam)]
+              lambda i: IntervalEvent(feature, float(grid[i]), math.inf), f"{name}:ge", fam, True)]
     ia, ib = _pairs_above(len(g))
     if len(ia):
         lo, hi = g[ia], g[ib]
