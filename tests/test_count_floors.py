@@ -26,15 +26,15 @@ def test_each_floor_above_the_best_count_adds_its_own_best_once():
 
 
 def _many_small_moves(n: int, seed: int) -> tuple[np.ndarray, np.ndarray, tuple]:
-    """Laplace noise of scale 80 on 32 answers, 13 of which move by 1 or 2 (true ε = 20/80): the loss saturates
-    beyond both answers in each coordinate, so its level sets of fair probability lie in a tail of the clipped sum
-    whose extreme values are seen a few times only in a search sample."""
+    """Laplace noise of scale 80 on 32 answers, 13 of which move by 1 or 2 (true ε = l1 distance / 80: 20/80 at
+    the draw of the test): the loss saturates beyond both answers in each coordinate, so its level sets of fair
+    probability lie in a tail of the clipped sum whose extreme values are seen a few times only in a search
+    sample."""
     rng = np.random.default_rng(seed)
     x0 = rng.integers(0, 10, 32).astype(float)
     move = np.zeros(32)
     moved = rng.choice(32, 13, replace=False)
     move[moved] = rng.choice([-2.0, -1.0, 1.0, 2.0], 13)
-    move[moved[0]] += 20.0 - np.abs(move).sum()      # an l1 distance of 20 in all
     x1 = x0 + move
     o0 = x0 + rng.laplace(0.0, 80.0, (n, 32))
     o1 = x1 + rng.laplace(0.0, 80.0, (n, 32))
@@ -44,6 +44,7 @@ def _many_small_moves(n: int, seed: int) -> tuple[np.ndarray, np.ndarray, tuple]
 def _best_clipped_sum(floors: tuple[int, ...], monkeypatch) -> tuple[int, int]:
     monkeypatch.setattr(candidates, "COUNT_FLOORS", floors)
     o0, o1, anchors = _many_small_moves(200_000, 8)
+    assert np.abs(np.subtract(*anchors)).sum() == 20.0
     z = normal_quantile(1 - 0.05 / 6)
     found, _, _ = search_events(o0, o1, n_test=1_000_000, z=z, delta=0.0, rng=np.random.default_rng(4),
                                 anchors=anchors)

@@ -138,7 +138,8 @@ class CandidateSearch:
     def families(self, specs: Sequence[tuple[NDArray, NDArray, Callable[[int], tuple[int, int]], Callable[[int], Event],
                                              str, str]]) -> None:
         """Several families at once, ``(a0, a1, count_b, make, group, family)`` each as the arguments of :meth:`family`
-        (one selection-half scoring call for all of them and both directions)."""
+        (one selection-half scoring call for all of them and both directions); a seventh element ``True`` makes the
+        family *floored*: it proposes :func:`_floored`'s choices besides its best event (:data:`COUNT_FLOORS`)."""
         specs = [sp for sp in specs if len(sp[0])]
         if not specs:
             return
@@ -152,7 +153,8 @@ class CandidateSearch:
         if mass.any():                  # point masses at their frequencies as they are (:meth:`projection`)
             s[mass] = self.projection(MASS_FAMILIES[0], "select")(num[mass], den[mass])
         best, ok = block_argmax(s, np.repeat(sizes, 2))
-        starts = np.concatenate([[0], np.cumsum(np.repeat(sizes, 2))])
+        floored = [len(sp) > 6 and sp[6] for sp in specs]
+        starts = np.concatenate([[0], np.cumsum(np.repeat(sizes, 2))]) if any(floored) else None
         for j, spec in enumerate(specs):
             count_b, make, group, family = spec[2:6]
             counted: dict[int, tuple[int, int]] = {}
@@ -161,7 +163,7 @@ class CandidateSearch:
                     continue
                 i = int(best[2 * j + direction])
                 chosen = [(i, "")]
-                if len(spec) > 6 and spec[6]:
+                if floored[j]:
                     block = slice(starts[2 * j + direction], starts[2 * j + direction + 1])
                     chosen += _floored(s[block], num[block], i)
                 for i, tag in chosen:
