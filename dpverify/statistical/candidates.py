@@ -161,11 +161,11 @@ class CandidateSearch:
             for direction in (0, 1):
                 if not ok[2 * j + direction]:
                     continue
-                i = int(best[2 * j + direction])
-                chosen = [(i, "")]
+                top = int(best[2 * j + direction])
+                chosen = [(top, "")]
                 if floored[j]:
                     block = slice(starts[2 * j + direction], starts[2 * j + direction + 1])
-                    chosen += _floored(s[block], num[block], i)
+                    chosen += _floored(s[block], num[block], top)
                 for i, tag in chosen:
                     if i not in counted:
                         counted[i] = count_b(i)
