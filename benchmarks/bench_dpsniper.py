@@ -685,20 +685,26 @@ def main(argv: list[str] | None = None) -> int:
     import argparse
     args_list = list(sys.argv[1:] if argv is None else argv)
     extra = argparse.ArgumentParser(add_help=False)
-    extra.add_argument("--venv", type=Path, default=DEFAULT_VENV)
-    extra.add_argument("--mirror", type=Path, default=None)
-    extra.add_argument("--fraction", type=float, default=DEFAULT_FRACTION)
-    extra.add_argument("--only", default="")
-    extra.add_argument("--no-dpsniper", action="store_true")
-    extra.add_argument("--profile", choices=("missed", "all", "none"), default="missed")
-    extra.add_argument("--no-profile", action="store_true")
-    extra.add_argument("--json", type=Path, default=None)
-    extra.add_argument("--section", default="dpsniper")
-    extra.add_argument("--repeat", type=int, default=1)
+    extra.add_argument("--venv", type=Path, default=DEFAULT_VENV,
+                       help=f"DP-Sniper's own virtual environment, made there if missing (default {DEFAULT_VENV})")
+    extra.add_argument("--mirror", type=Path, default=None,
+                       help="a git copy of eth-sri/dp-sniper holding the pinned commit (or $DPSNIPER_MIRROR)")
+    extra.add_argument("--fraction", type=float, default=DEFAULT_FRACTION,
+                       help=f"share of DP-Sniper's default budget both tools run at (default {DEFAULT_FRACTION:g})")
+    extra.add_argument("--only", default="", metavar="NAMES",
+                       help="comma-separated mechanisms of DP-Sniper's set (default: all of them)")
+    extra.add_argument("--no-dpsniper", action="store_true", help="dpverify's half only")
+    extra.add_argument("--profile", choices=("missed", "all", "none"), default="missed",
+                       help="which mechanisms to profile (default: those that miss the goal in some run)")
+    extra.add_argument("--no-profile", action="store_true", help="the same as --profile none")
+    extra.add_argument("--json", type=Path, default=None, metavar="FILE", help="also write every figure to FILE")
+    extra.add_argument("--section", default="dpsniper",
+                       help="name of the generated section --write replaces (default dpsniper)")
+    extra.add_argument("--repeat", type=int, default=1, help="number of side-by-side runs (default 1)")
     ours, rest = extra.parse_known_args(args_list)
     profile_mode = "none" if ours.no_profile else ours.profile
     args = bench_arguments("python -m benchmarks.bench_dpsniper", __doc__,
-                           f"smoke run: {QUICK_FACTOR:g} × --fraction", rest)
+                           f"smoke run: {QUICK_FACTOR:g} × --fraction", rest, parents=[extra])
     fraction = ours.fraction * (QUICK_FACTOR if args.quick else 1.0)
     names = [n.strip() for n in ours.only.split(",") if n.strip()] or list(runner.DEFAULT_SET)
     unknown = [n for n in names if n not in runner.DEFAULT_SET]

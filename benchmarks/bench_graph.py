@@ -33,7 +33,7 @@ import time
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 import numpy as np
 import scipy
@@ -454,9 +454,11 @@ def write_section(path: Path, body: str, begin: str = BEGIN, end: str = END) -> 
     path.write_text(text, encoding="utf-8")
 
 
-def bench_arguments(prog: str, doc: str, quick_help: str, argv: list[str] | None) -> argparse.Namespace:
-    """The common command line of the benchmarks: --quick, --seed, --write FILE, --wait-idle SECONDS."""
-    parser = argparse.ArgumentParser(prog=prog, description=doc.split("\n\n")[0])
+def bench_arguments(prog: str, doc: str, quick_help: str, argv: list[str] | None,
+                    parents: Sequence[argparse.ArgumentParser] = ()) -> argparse.Namespace:
+    """The common command line of the benchmarks: --quick, --seed, --write FILE, --wait-idle SECONDS, and the
+    options of ``parents`` (parsers made with ``add_help=False``), all listed by ``--help``."""
+    parser = argparse.ArgumentParser(prog=prog, description=doc.split("\n\n")[0], parents=list(parents))
     parser.add_argument("--quick", action="store_true", help=quick_help)
     parser.add_argument("--seed", type=int, default=0, help="root seed of every measurement (default 0)")
     parser.add_argument("--write", metavar="FILE", type=Path,

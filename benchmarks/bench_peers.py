@@ -664,11 +664,13 @@ def main(argv: list[str] | None = None) -> int:
     import argparse
     args_list = list(sys.argv[1:] if argv is None else argv)
     extra = argparse.ArgumentParser(add_help=False)
-    extra.add_argument("--venv", type=Path, default=DEFAULT_VENV)
-    extra.add_argument("--no-statdp", action="store_true")
+    extra.add_argument("--venv", type=Path, default=DEFAULT_VENV,
+                       help=f"StatDP's own virtual environment, made there if missing (default {DEFAULT_VENV})")
+    extra.add_argument("--no-statdp", action="store_true", help="dpverify's half only")
     ours, rest = extra.parse_known_args(args_list)
     args = bench_arguments("python -m benchmarks.bench_peers", __doc__,
-                           "smaller budgets on both sides (catalogue `quick`, StatDP a fifth of its defaults)", rest)
+                           "smaller budgets on both sides (catalogue `quick`, StatDP a fifth of its defaults)", rest,
+                           parents=[extra])
     budget = QUICK if args.quick else FULL
     command = " ".join(["python -m benchmarks.bench_peers", *args_list])
 

@@ -475,15 +475,11 @@ def main(argv: list[str] | None = None) -> int:
 
     raw = sys.argv[1:] if argv is None else list(argv)
     pre = argparse.ArgumentParser(add_help=False)
-    pre.add_argument("--images", type=Path, default=DEFAULT_IMAGES)
+    pre.add_argument("--images", type=Path, default=DEFAULT_IMAGES, metavar="DIR",
+                     help=f"where the PNGs go (default {DEFAULT_IMAGES})")
     known, rest = pre.parse_known_args(raw)
-    try:
-        args = bench_arguments("python -m benchmarks.bench_scaling", __doc__,
-                               "fewer and smaller points (< 60 s)", rest)
-    except SystemExit:
-        if "-h" in rest or "--help" in rest:
-            print(f"  --images DIR          where the PNGs go (default {DEFAULT_IMAGES})")
-        raise
+    args = bench_arguments("python -m benchmarks.bench_scaling", __doc__, "fewer and smaller points (< 60 s)", rest,
+                           parents=[pre])
     points = QUICK if args.quick else FULL
     command = " ".join(["python -m benchmarks.bench_scaling", *raw])
     busy_before = wait_for_idle(args.wait_idle, "bench_scaling")

@@ -65,3 +65,18 @@ def test_suites_benchmark_times_a_run_and_reports_it() -> None:
     assert "| **FAIL** |" in text and "| `tiny/some-entry` | violation | pass | – |" in text
     with pytest.raises(RuntimeError, match="wrote no report"):
         bs.time_run([str(TINY), "--select", "no-such-entry"], "quick default suites", seed=0)
+
+
+@pytest.mark.parametrize("module, options", [
+    ("benchmarks.bench_dpsniper", ("--mirror", "--fraction", "--only", "--repeat", "--no-dpsniper", "--quick")),
+    ("benchmarks.bench_peers", ("--venv", "--no-statdp", "--write")),
+    ("benchmarks.bench_scaling", ("--images", "--wait-idle")),
+])
+def test_benchmark_help_lists_its_own_options(module: str, options: tuple[str, ...],
+                                             capsys: pytest.CaptureFixture[str]) -> None:
+    """A benchmark's own options (parsed before the common ones) are listed by --help with the common ones."""
+    main = __import__(module, fromlist=["main"]).main
+    with pytest.raises(SystemExit) as exc:
+        main(["--help"])
+    out = capsys.readouterr().out
+    assert exc.value.code == 0 and all(o in out for o in options), out
