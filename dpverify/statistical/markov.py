@@ -48,7 +48,7 @@ if TYPE_CHECKING:
     from dpverify.statistical.columns import SortedColumns
 
 __all__ = ["MarkovScore", "Centre", "Table", "fit_markov", "BINS", "MIN_BIN_ROWS", "GATE_ROWS", "GATE_PAIRS", "GRID",
-           "PVALUE", "POWERS"]
+           "PVALUE", "POWERS", "TAIL_QUANTILES"]
 
 #: quantile bins of the previous column over which a column's conditional centre is estimated
 BINS = 32
@@ -56,11 +56,16 @@ BINS = 32
 MIN_BIN_ROWS = 30
 #: rows of each selection half the tests of non-linearity read (the centres are fitted on all of them), and the most
 #: consecutive pairs of columns tested, evenly spaced along the chain (an iterative algorithm's steps are alike)
-GATE_ROWS, GATE_PAIRS = 65_536, 8
+GATE_ROWS, GATE_PAIRS = 262_144, 8
 #: points of the even grid on which a column's two conditional centres are tabulated for evaluation (:class:`Table`)
 GRID = 257
 #: family-wise level of the tests of non-linearity that decide whether the scores are made
 PVALUE = 1e-3
+#: quantiles of the pooled previous values that bound extra bins in each tail of the shared transition's fit
+#: (:func:`_homogeneous`), besides the :data:`BINS` even ones: a band of the state seen on 0.1-3 % of the steps
+TAIL_QUANTILES = (0.001, 0.0025, 0.005, 0.01, 0.02)
+#: the most previous values (per input) the shared transition's bin edges are read from
+EDGE_ROWS = 200_000
 #: the exponents ``p`` of the scores fitted: Laplace-like (1) and Gaussian-like (2) noise
 POWERS = (1, 2)
 
@@ -153,11 +158,12 @@ class MarkovScore:
     tables: tuple[Table, ...] = field(repr=False)
     spreads: tuple[float, ...]
     power: int
+    kind: str = ""           # "h": one shared transition (:func:`_homogeneous`)
 
     @property
     def name(self) -> str:
         cols = ",".join(map(str, self.columns[:6])) + (",…" if len(self.columns) > 6 else "")
-        return f"markov{self.power}(out[{cols}])"
+        return f"markov{self.power}{self.kind}(out[{cols}])"
 
     def __call__(self, out: NDArray) -> NDArray[np.float64]:
         rows = np.asarray(out)
@@ -242,19 +248,59 @@ def fit_markov(sel0: NDArray, sel1: NDArray, store: SortedColumns | None = None)
                 least = min(least, float(stats.chi2.sf(stat, dof)))
     if tests == 0 or least > PVALUE / tests:
         return []
-    fits = [(j, p, tuple(_constant(c[j]) if p is None else _centre(*_binned(c[p], c[j], edges[p])) for c in cols))
-            for j, p in zip(columns, previous)]
-    tables = tuple(Table.of(*pair) for _, _, pair in fits)
+    tables = tuple(Table.of(*(_constant(c[j]) if p is None else _centre(*_binned(c[p], c[j], edges[p])) for c in cols))
+                   for j, p in zip(columns, previous))
+    scores = _scores(cols, columns, previous, tables, "")
+    # one transition shared by every linked step (time-homogeneous), its bins refined in the tails, its two centres'
+    # difference shrunk by a standard error per bin
+    shared = _homogeneous(cols, linked)
+    tables = tuple(shared if p is not None else t for p, t in zip(previous, tables))
+    return scores + _scores(cols, columns, previous, tables, "h")
+
+
+def _scores(cols: tuple[NDArray, NDArray], columns: list[int], previous: list[int | None], tables: tuple[Table, ...],
+            kind: str) -> list[MarkovScore]:
+    """The scores of one set of fitted centres ``tables``, one per power of :data:`POWERS`: each column's spread the
+    pooled mean of its residuals' ``p``-th power (both inputs), to the power ``1/p``."""
     residuals = []
-    for (j, p, _), table in zip(fits, tables):
+    for j, p, table in zip(columns, previous, tables):
         centred = [c[j] - table.centres(None if p is None else c[p], len(c[j]))[i] for i, c in enumerate(cols)]
         residuals.append(np.concatenate(centred))
     scores = []
     for power in POWERS:
         spreads = [float(np.mean(np.abs(r) ** power)) ** (1.0 / power) for r in residuals]
         if all(b > 0 for b in spreads):
-            scores.append(MarkovScore(tuple(columns), tuple(previous), tables, tuple(spreads), power))
+            scores.append(MarkovScore(tuple(columns), tuple(previous), tables, tuple(spreads), power, kind))
     return scores
+
+
+def _homogeneous(cols: tuple[NDArray, NDArray], linked: list[tuple[int, int]]) -> Table:
+    """One pair of conditional centres for every linked step ``(j, j − 1)`` of ``linked``: the steps' (previous,
+    next) values pooled (``len(linked)`` times the rows of one step), binned at :data:`BINS` quantiles of the pooled
+    previous values and at the :data:`TAIL_QUANTILES` of both tails; per bin the two inputs' means are kept apart
+    by their difference less one standard error of it (nothing where the difference is within one: soft
+    thresholding), about their average.  Where the loss lives in a rare band of the state (a clipped gradient
+    that differs only where the iterate strays near the changed record), the per-step fit's bins are too coarse
+    there and their means too noisy; elsewhere, the bins where both inputs share the update add no noise."""
+    prev = [np.concatenate([c[p] for _, p in linked]) for c in cols]
+    nxt = [np.concatenate([c[j] for j, _ in linked]) for c in cols]
+    # the edges from every step's previous values of one input in turn, at most EDGE_ROWS of them (quantiles need no
+    # more; a 0.1 % tail is then 400 values), as order statistics without a full sort
+    pooled = np.concatenate([v[:: max(1, -(-len(v) // EDGE_ROWS))] for v in prev])
+    q = np.unique(np.concatenate([TAIL_QUANTILES, np.arange(1, BINS) / BINS, 1.0 - np.asarray(TAIL_QUANTILES)]))
+    at = (q * len(pooled)).astype(np.intp)
+    edges = np.unique(np.partition(pooled, at)[at])
+    bins = [_binned(prev[i], nxt[i], edges) for i in range(2)]
+    where = [np.searchsorted(edges, b[0], side="right") for b in bins]     # each kept bin's index (its mean is in it)
+    common, i0, i1 = np.intersect1d(where[0], where[1], return_indices=True)
+    if len(common) < 2:
+        return Table.of(*(_centre(*b) for b in bins))
+    (x0, y0, v0, n0), (x1, y1, v1, n1) = ((a[i] for a in b) for b, i in zip(bins, (i0, i1)))
+    x = (x0 * n0 + x1 * n1) / (n0 + n1)
+    d = y0 - y1
+    d = np.sign(d) * np.maximum(np.abs(d) - np.sqrt(v0 / n0 + v1 / n1), 0.0)
+    mid = (y0 + y1) / 2.0
+    return Table.of(Centre(x, mid + d / 2.0), Centre(x, mid - d / 2.0))
 
 
 def _usable(pooled: NDArray) -> bool:
