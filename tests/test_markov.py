@@ -111,3 +111,20 @@ def test_audit_certifies_noisy_gradient_descent_with_composition_forgotten(monke
     assert res.violation and res.epsilon_lower_bound > 2.0 and "markov" in str(res.witness.event)
     monkeypatch.setattr(search_module, "fit_markov", lambda *a, **k: [])
     assert not dpverify.audit(mech, [(X0, X1)], 1.5, **kw).violation
+
+
+def test_shared_transition_aligns_the_bins_each_input_keeps() -> None:
+    """A bin kept under one input only (fewer than MIN_BIN_ROWS rows under the other) is left out of the shared
+    transition, and the bins both keep are paired by their index, not by their position."""
+    from dpverify.statistical.markov import _homogeneous
+
+    rng = np.random.default_rng(3)
+    n = 40_000
+    prev = [rng.uniform(0.0, 1.0, n), rng.uniform(0.0, 1.0, n)]
+    prev[1][prev[1] < 0.05] += 0.5           # input 1 has no previous value below 0.05: its lowest bins are empty
+    cols = tuple(np.stack([p, p + 0.1 * rng.laplace(size=n) + 0.2 * k]) for k, p in enumerate(prev))
+    table = _homogeneous(cols, [(1, 0)])
+    grid = np.array([0.2, 0.5, 0.8])
+    c0, c1 = table.centres(grid, len(grid))
+    # the next value is the previous plus 0.2 under input 1: the centres follow the previous value, 0.2 apart
+    assert np.allclose(c0, grid, atol=0.02) and np.allclose(c1 - c0, 0.2, atol=0.02)

@@ -290,12 +290,13 @@ def _homogeneous(cols: tuple[NDArray, NDArray], linked: list[tuple[int, int]]) -
     q = np.unique(np.concatenate([TAIL_QUANTILES, np.arange(1, BINS) / BINS, 1.0 - np.asarray(TAIL_QUANTILES)]))
     at = (q * len(pooled)).astype(np.intp)
     edges = np.unique(np.partition(pooled, at)[at])
-    bins = [_binned(prev[i], nxt[i], edges) for i in range(2)]
-    where = [np.searchsorted(edges, b[0], side="right") for b in bins]     # each kept bin's index (its mean is in it)
-    common, i0, i1 = np.intersect1d(where[0], where[1], return_indices=True)
+    (where0, bins0), (where1, bins1) = (_binned_with_ids(prev[i], nxt[i], edges) for i in range(2))
+    bins = (bins0, bins1)
+    common, i0, i1 = np.intersect1d(where0, where1, return_indices=True)    # the bins both inputs keep
     if len(common) < 2:
         return Table.of(*(_centre(*b) for b in bins))
-    (x0, y0, v0, n0), (x1, y1, v1, n1) = ((a[i] for a in b) for b, i in zip(bins, (i0, i1)))
+    x0, y0, v0, n0 = (a[i0] for a in bins[0])
+    x1, y1, v1, n1 = (a[i1] for a in bins[1])
     x = (x0 * n0 + x1 * n1) / (n0 + n1)
     d = y0 - y1
     d = np.sign(d) * np.maximum(np.abs(d) - np.sqrt(v0 / n0 + v1 / n1), 0.0)
@@ -321,6 +322,12 @@ def _constant(y: NDArray) -> Centre:
 def _binned(prev: NDArray, y: NDArray, edges: NDArray) -> tuple[NDArray, NDArray, NDArray, NDArray]:
     """Per bin of ``prev`` (``edges`` the inner edges) with at least :data:`MIN_BIN_ROWS` rows: the mean of ``prev``,
     the mean of ``y``, its variance and the number of rows."""
+    return _binned_with_ids(prev, y, edges)[1]
+
+
+def _binned_with_ids(prev: NDArray, y: NDArray,
+                     edges: NDArray) -> tuple[NDArray, tuple[NDArray, NDArray, NDArray, NDArray]]:
+    """:func:`_binned` and the indices of the bins it kept."""
     idx = np.searchsorted(edges, prev, side="right")
     m = len(edges) + 1
     shift = float(y.mean())                       # moments about the mean: no cancellation on large values
@@ -333,7 +340,7 @@ def _binned(prev: NDArray, y: NDArray, edges: NDArray) -> tuple[NDArray, NDArray
     n, sx, sy, syy = n[keep], sx[keep], sy[keep], syy[keep]
     mu = sy / n
     var = np.maximum(syy / n - mu * mu, 0.0) * n / (n - 1)
-    return sx / n, mu + shift, var, n
+    return np.flatnonzero(keep), (sx / n, mu + shift, var, n)
 
 
 def _departure(mx: NDArray, my: NDArray, var: NDArray, n: NDArray) -> tuple[float, int]:
