@@ -213,7 +213,7 @@ def audit(
         found = search_phase(mechanism, pair_list, search_samples=search_samples, n_test=samples, z=z, delta=delta,
                              entropy=entropy, pool=pool, batch_size=batch_size, finalists=finalists,
                              nan_policy=nan_policy, float_bits=float_bits, event_families=event_families,
-                             vectors=probe_shape is None or bool(probe_shape))
+                             vectors=probe_shape is None or bool(probe_shape), claim=epsilon)
         chosen, n_candidates, kinds, signature, histograms = (found.chosen, found.n_candidates, set(found.kinds),
                                                               found.signature, found.histograms)
         timing = timing + found.timing

@@ -187,13 +187,17 @@ def power_ranks(candidates: Sequence[Candidate], n_score: NDArray[np.int64], n_t
 def search_phase(mechanism: Mechanism, pair_list: Sequence[Pair], *, search_samples: int, n_test: int, z: float,
                  delta: float, entropy: int, pool: WorkerPool, batch_size: int, finalists: int, nan_policy: str,
                  float_bits: bool = False, event_families: Sequence[EventFamily] = (),
-                 target: float | None = None, vectors: bool = True) -> SearchPhase:
+                 target: float | None = None, vectors: bool = True, claim: float | None = None) -> SearchPhase:
     """Phase 1 of :func:`audit`: sample ``search_samples`` outputs per input of every pair (and the atom sweep, a
     tenth of ``n_test`` when that is larger), search the events and choose at most ``finalists`` of them, ranked by
     the bound they are projected to reach on ``n_test`` fresh samples at the normal quantile ``z``.  The samples are
     seeded from ``entropy`` (phases ``SEARCH_PHASE`` and ``SWEEP_PHASE``): the same finalists on any number of
     workers.  ``vectors``: the outputs may be vectors (the contract probe's shape says; their search fits a logistic
     regression, so scikit-learn is imported here before the workers fork -- never for scalar outputs).
+
+    ``claim`` (the audit passes its claimed ε): the candidate likeliest to certify a bound above it
+    (:func:`power_ranks` at ``claim``) is made a finalist when it is not one already and more likely to than every
+    finalist, in place of the last of them when they are ``finalists`` (:func:`_with_claim_finalist`).
 
     ``target`` (the anytime audit passes its claimed ε): rank by :func:`power_ranks` instead, how many standard
     errors of its search estimate a candidate's projected bound lies above ``target`` -- the chance that the
@@ -295,7 +299,36 @@ def search_phase(mechanism: Mechanism, pair_list: Sequence[Pair], *, search_samp
         if len(chosen) == finalists:
             break
 
+    if claim is not None and target is None and chosen:
+        chosen = _with_claim_finalist(chosen, candidates, n_scores, samples, z, delta, claim, finalists)
     assert signature is not None
     return SearchPhase(chosen, n_candidates, tuple(sorted(kinds)), signature, histograms, timing)
+
+
+def _with_claim_finalist(chosen: list[tuple[int, Candidate]], candidates: list[tuple[int, Candidate]],
+                         n_scores: NDArray, n_test: int, z: float, delta: float, claim: float,
+                         finalists: int) -> list[tuple[int, Candidate]]:
+    """``chosen`` with the candidate likeliest to exceed ``claim`` (:func:`power_ranks`) among the finalists.
+
+    The finalists are ranked by the bound they are projected to reach, which is what a pass's tightness needs; a
+    violation needs a bound above the claim, and the two rankings part where the largest projected bound lies just
+    below the claim on many counts and an event of larger ratio on fewer counts is the only one that can exceed it:
+    a rare band of an iterate's state whose score's tail holds the loss.  When no finalist is projected above the
+    claim (power rank below 0) and that candidate is (above 0: its bound at its scoring-half frequencies exceeds
+    the claim), it takes the last finalist's place (or a free one); the search sample alone decides, and the
+    test's Bonferroni correction covers the finalists whichever they are."""
+    power = power_ranks([c for _, c in candidates], n_scores, n_test, z, delta, claim)
+    if not len(power):
+        return chosen
+    best = int(np.argmax(power))
+    ids = {id(c) for _, c in chosen}
+    if not np.isfinite(power[best]) or id(candidates[best][1]) in ids:
+        return chosen
+    index = {id(c): r for r, (_, c) in enumerate(candidates)}
+    held = max(power[index[id(c)]] for _, c in chosen)
+    if held >= 0.0 or power[best] <= 0.0:          # a finalist is projected above the claim already, or none is
+        return chosen
+    kept = chosen if len(chosen) < finalists else chosen[:-1]
+    return [*kept, candidates[best]]
 
 
