@@ -27,8 +27,13 @@ most :data:`GATE_PAIRS` pairs of consecutive columns, evenly spaced along the ch
 prefix sums, autoregressions) and independent coordinates get no score: the innovations and the per-coordinate
 features already have their loss.  Noise mixed by a dense linear map can pass the test (the conditional mean of one
 mixture of non-Gaussian noise given another is not linear); the scores are then one more candidate beside the
-independent components.  Like every fitted score these are fitted on the selection half only, and the scoring half
-and the final test stay independent of them: a poor fit is a poorer candidate, never a wrong bound.
+independent components.  Beside the per-step scores, two more share one transition among all the linked steps
+(:func:`_homogeneous`; names ending in ``h``): an iterative algorithm's steps are alike, so pooling them multiplies
+the rows that fit a bin, the bins are refined in the tails (:data:`TAIL_QUANTILES`), and each bin's difference
+between the inputs is shrunk by one standard error of it -- for a loss that lives in a rare band of the state (a
+clipped gradient that differs only where an iterate strays near the changed record).  Like every fitted score these
+are fitted on the selection half only, and the scoring half and the final test stay independent of them: a poor
+fit is a poorer candidate, never a wrong bound.
 """
 
 from __future__ import annotations
