@@ -296,12 +296,11 @@ def _homogeneous(cols: tuple[NDArray, NDArray], linked: list[tuple[int, int]]) -
     at = (q * len(pooled)).astype(np.intp)
     edges = np.unique(np.partition(pooled, at)[at])
     (where0, bins0), (where1, bins1) = (_binned_with_ids(prev[i], nxt[i], edges) for i in range(2))
-    bins = (bins0, bins1)
     common, i0, i1 = np.intersect1d(where0, where1, return_indices=True)    # the bins both inputs keep
     if len(common) < 2:
-        return Table.of(*(_centre(*b) for b in bins))
-    x0, y0, v0, n0 = (a[i0] for a in bins[0])
-    x1, y1, v1, n1 = (a[i1] for a in bins[1])
+        return Table.of(_centre(*bins0), _centre(*bins1))
+    x0, y0, v0, n0 = (a[i0] for a in bins0)
+    x1, y1, v1, n1 = (a[i1] for a in bins1)
     x = (x0 * n0 + x1 * n1) / (n0 + n1)
     d = y0 - y1
     d = np.sign(d) * np.maximum(np.abs(d) - np.sqrt(v0 / n0 + v1 / n1), 0.0)

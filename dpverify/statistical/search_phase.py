@@ -195,9 +195,9 @@ def search_phase(mechanism: Mechanism, pair_list: Sequence[Pair], *, search_samp
     workers.  ``vectors``: the outputs may be vectors (the contract probe's shape says; their search fits a logistic
     regression, so scikit-learn is imported here before the workers fork -- never for scalar outputs).
 
-    ``claim`` (the audit passes its claimed ε): the candidate likeliest to certify a bound above it
-    (:func:`power_ranks` at ``claim``) is made a finalist when it is not one already and more likely to than every
-    finalist, in place of the last of them when they are ``finalists`` (:func:`_with_claim_finalist`).
+    ``claim`` (the audit passes its claimed ε): when no finalist is projected above it and some candidate is, the
+    candidate likeliest to certify a bound above it (:func:`power_ranks` at ``claim``) is made a finalist, in place
+    of the last of them when they are ``finalists`` (:func:`_with_claim_finalist`).
 
     ``target`` (the anytime audit passes its claimed ε): rank by :func:`power_ranks` instead, how many standard
     errors of its search estimate a candidate's projected bound lies above ``target`` -- the chance that the
@@ -321,13 +321,10 @@ def _with_claim_finalist(chosen: list[tuple[int, Candidate]], candidates: list[t
     if not len(power):
         return chosen
     best = int(np.argmax(power))
-    ids = {id(c) for _, c in chosen}
-    if not np.isfinite(power[best]) or id(candidates[best][1]) in ids:
-        return chosen
     index = {id(c): r for r, (_, c) in enumerate(candidates)}
-    held = max(power[index[id(c)]] for _, c in chosen)
-    if held >= 0.0 or power[best] <= 0.0:          # a finalist is projected above the claim already, or none is
-        return chosen
+    held = [index[id(c)] for _, c in chosen]        # the finalists' places in ``candidates``
+    if best in held or max(power[held]) >= 0.0 or not power[best] > 0.0:
+        return chosen                               # a finalist is projected above the claim already, or none is
     kept = chosen if len(chosen) < finalists else chosen[:-1]
     return [*kept, candidates[best]]
 
