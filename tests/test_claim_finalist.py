@@ -44,3 +44,9 @@ def test_finalists_kept_when_one_or_none_is_projected_above_the_claim() -> None:
     assert run(big, [rare], 0.05) == big                               # the first is projected above 0.05
     assert run(big + [rare], [], 0.2) == big + [rare]                  # already a finalist
     assert run(big, [cand(100, 100, 4.0)], 0.2) == big                 # none projected above the claim
+
+
+def test_never_in_place_of_the_only_finalist() -> None:
+    big = [cand(7389, 6519, 0.0)]
+    rare = cand(2120, 1634, 3.0)
+    assert run(big, [rare], 0.2, finalists=1) == big

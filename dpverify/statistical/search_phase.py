@@ -315,8 +315,12 @@ def _with_claim_finalist(chosen: list[tuple[int, Candidate]], candidates: list[t
     below the claim on many counts and an event of larger ratio on fewer counts is the only one that can exceed it:
     a rare band of an iterate's state whose score's tail holds the loss.  When no finalist is projected above the
     claim (power rank below 0) and that candidate is (above 0: its bound at its scoring-half frequencies exceeds
-    the claim), it takes the last finalist's place (or a free one); the search sample alone decides, and the
-    test's Bonferroni correction covers the finalists whichever they are."""
+    the claim), it takes the last finalist's place (or a free one), never that of the only finalist: ``power_ranks``
+    has no correction for choosing among many candidates, so where the claim is at or above the true ε the
+    candidate it picks is mostly a rare event projected above the claim by chance (with one finalist, as
+    ``benchmarks/bench_dpsniper.py`` audits, it took the best event's place and left a Laplace mechanism with no
+    bound).  The search sample alone decides, and the test's Bonferroni correction covers the finalists whichever
+    they are."""
     power = power_ranks([c for _, c in candidates], n_scores, n_test, z, delta, claim)
     if not len(power):
         return chosen
@@ -325,6 +329,8 @@ def _with_claim_finalist(chosen: list[tuple[int, Candidate]], candidates: list[t
     held = [index[id(c)] for _, c in chosen]        # the finalists' places in ``candidates``
     if best in held or max(power[held]) >= 0.0 or not power[best] > 0.0:
         return chosen                               # a finalist is projected above the claim already, or none is
+    if len(chosen) == finalists == 1:
+        return chosen          # never in place of the only finalist: the best-ranked event keeps its test
     kept = chosen if len(chosen) < finalists else chosen[:-1]
     return [*kept, candidates[best]]
 
