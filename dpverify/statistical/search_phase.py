@@ -197,7 +197,7 @@ def search_phase(mechanism: Mechanism, pair_list: Sequence[Pair], *, search_samp
 
     ``claim`` (the audit passes its claimed ε): when no finalist is projected above it and some candidate is, the
     candidate likeliest to certify a bound above it (:func:`power_ranks` at ``claim``) is made a finalist, in place
-    of the last of them when they are ``finalists`` (:func:`_with_claim_finalist`).
+    of the last of them when they are ``finalists``, never with one finalist (:func:`_with_claim_finalist`).
 
     ``target`` (the anytime audit passes its claimed ε): rank by :func:`power_ranks` instead, how many standard
     errors of its search estimate a candidate's projected bound lies above ``target`` -- the chance that the
@@ -321,16 +321,14 @@ def _with_claim_finalist(chosen: list[tuple[int, Candidate]], candidates: list[t
     ``benchmarks/bench_dpsniper.py`` audits, it took the best event's place and left a Laplace mechanism with no
     bound).  The search sample alone decides, and the test's Bonferroni correction covers the finalists whichever
     they are."""
+    if finalists == 1:
+        return chosen          # never in place of the only finalist: the best-ranked event keeps its test
     power = power_ranks([c for _, c in candidates], n_scores, n_test, z, delta, claim)
-    if not len(power):
-        return chosen
     best = int(np.argmax(power))
     index = {id(c): r for r, (_, c) in enumerate(candidates)}
     held = [index[id(c)] for _, c in chosen]        # the finalists' places in ``candidates``
     if best in held or max(power[held]) >= 0.0 or not power[best] > 0.0:
         return chosen                               # a finalist is projected above the claim already, or none is
-    if len(chosen) == finalists == 1:
-        return chosen          # never in place of the only finalist: the best-ranked event keeps its test
     kept = chosen if len(chosen) < finalists else chosen[:-1]
     return [*kept, candidates[best]]
 
